@@ -1,0 +1,134 @@
+//! Filter kinds: each is a pair of pure functions over bytes, `build(hashes) -> payload` and
+//! `probe(payload, hash) -> bool`, plus the parameters stored in the trailer.
+//!
+//! Kinds know nothing of the container (trailer, checksum) or of policies; the reader dispatches to them on the
+//! kind tag stored in the block.
+
+/// Calls `$f::<K>($args…)` with the probe count `$k` turned into a compile-time constant, so each probe loop is
+/// fully unrolled. A count outside `1..=MAX_PROBES` (impossible after validation) evaluates `$otherwise`, which
+/// must answer "may contain".
+macro_rules! dispatch_probes {
+    ($k:expr, otherwise $otherwise:expr, $f:ident, $($arg:expr),* $(,)?) => {
+        match $k {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*),
+            11 => $f::<11>($($arg),*),
+            12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*),
+            14 => $f::<14>($($arg),*),
+            15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*),
+            17 => $f::<17>($($arg),*),
+            18 => $f::<18>($($arg),*),
+            19 => $f::<19>($($arg),*),
+            20 => $f::<20>($($arg),*),
+            21 => $f::<21>($($arg),*),
+            22 => $f::<22>($($arg),*),
+            23 => $f::<23>($($arg),*),
+            24 => $f::<24>($($arg),*),
+            _ => $otherwise,
+        }
+    };
+}
+
+pub mod fast_bloom;
+
+use crate::error::Result;
+use crate::format::{FilterKind, PARAMS_LEN};
+use fast_bloom::{FastBloomParams, FastBloomRef};
+
+// `dispatch_probes!` enumerates exactly the probe counts the format allows.
+const _: () = assert!(fast_bloom::MAX_PROBES == 24);
+
+/// The parameters of a built filter, as stored in (and decoded from) a block's trailer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum KindParams {
+    /// A [`FilterKind::FastBloom`] filter.
+    FastBloom(FastBloomParams),
+}
+
+impl KindParams {
+    /// The kind these parameters belong to.
+    #[must_use]
+    pub const fn kind(&self) -> FilterKind {
+        match self {
+            KindParams::FastBloom(_) => FilterKind::FastBloom,
+        }
+    }
+
+    /// Length of the payload these parameters describe, in bytes.
+    #[must_use]
+    pub const fn payload_len(&self) -> usize {
+        match self {
+            KindParams::FastBloom(p) => p.payload_len(),
+        }
+    }
+
+    /// The theoretical false-positive rate of this filter holding `num_keys` keys.
+    #[must_use]
+    pub fn expected_fpr(&self, num_keys: u64) -> f64 {
+        match self {
+            KindParams::FastBloom(p) => p.expected_fpr(num_keys),
+        }
+    }
+
+    /// The trailer's parameter bytes.
+    pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
+        match self {
+            KindParams::FastBloom(p) => p.encode(),
+        }
+    }
+
+    /// Decodes and validates the parameters of `kind` against the payload length and key count.
+    pub(crate) fn decode(
+        kind: FilterKind,
+        params: &[u8; PARAMS_LEN],
+        payload_len: usize,
+        num_keys: u64,
+    ) -> Result<Self> {
+        match kind {
+            FilterKind::FastBloom => {
+                FastBloomParams::decode(params, payload_len, num_keys).map(KindParams::FastBloom)
+            }
+        }
+    }
+}
+
+/// A validated payload borrowed from a block, dispatching queries to its kind.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum KindRef<'a> {
+    FastBloom(FastBloomRef<'a>),
+}
+
+impl<'a> KindRef<'a> {
+    /// Views `payload`, which [`KindParams::decode`] has validated against `params`.
+    pub(crate) fn new(payload: &'a [u8], params: &KindParams) -> Self {
+        match params {
+            KindParams::FastBloom(p) => KindRef::FastBloom(FastBloomRef::new(payload, p)),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn may_contain(&self, h: u64) -> bool {
+        match self {
+            KindRef::FastBloom(f) => f.may_contain(h),
+        }
+    }
+
+    /// Answers for every hash of `hashes` into the matching slot of `out`.
+    #[inline]
+    pub(crate) fn may_contain_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        match self {
+            KindRef::FastBloom(f) => f.may_contain_batch(hashes, out),
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! # sstfilter
+//!
+//! The filter-block component of an LSM storage engine. A table builder feeds it every key of an SSTable; it
+//! writes one checksummed, self-describing filter block; at read time the store asks "may this key be in this
+//! table?" and skips the disk or object-store read when the answer is no.
+//!
+//! ```text
+//! key ─ key_hash (xxh3-64, pinned) ─▶ FilterBlockBuilder (collects u64 hashes, drops adjacent duplicates)
+//!     ─ finish: the policy picks kind + parameters from the real key count ─▶ payload ‖ trailer (CRC32)
+//! block bytes (&[u8], Vec, Bytes, mmap) ─ FilterBlock::open (O(1), validates) ─▶ may_contain / batch ─▶ bool
+//! ```
+//!
+//! The one promise that outranks everything: **no false negatives**. A key that was added is reported as
+//! possibly present on every input, platform and version. A block that is corrupt, unknown or from a newer
+//! version makes [`FilterBlock::open`] or [`FilterBlock::verify`] return a typed [`Error`]; the storage engine
+//! should then treat the table as "may contain" (and count it).
+//!
+//! ```
+//! use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder};
+//!
+//! let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(10.0));
+//! for key in [&b"apple"[..], b"banana", b"cherry"] {
+//!     builder.add_key(key);
+//! }
+//! let bytes: Vec<u8> = builder.finish();
+//!
+//! let filter = FilterBlock::open(&bytes[..])?;
+//! filter.verify()?;
+//! assert!(filter.may_contain(b"banana"));
+//! if !filter.may_contain(b"durian") {
+//!     // skip the disk read
+//! }
+//! # Ok::<(), sstfilter::Error>(())
+//! ```
+//!
+//! The byte layout is specified in FORMAT.md; every layer (hash, kinds, policy, container, builder, reader) has
+//! its own module.
+
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+// The decoding paths must not be able to panic on untrusted bytes; exceptions carry a reason.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
+mod builder;
+mod error;
+mod format;
+mod hash;
+pub mod kind;
+mod le;
+pub mod math;
+mod policy;
+mod reader;
+
+pub use builder::FilterBlockBuilder;
+pub use error::{Error, Result};
+pub use format::{FORMAT_VERSION, FilterKind, MAGIC, PARAMS_LEN, TRAILER_LEN};
+pub use hash::{KeyHash, key_hash};
+pub use kind::KindParams;
+pub use kind::fast_bloom::FastBloomParams;
+pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
+pub use reader::FilterBlock;
