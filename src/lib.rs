@@ -67,3 +67,8 @@ pub use kind::KindParams;
 pub use kind::fast_bloom::FastBloomParams;
 pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
 pub use reader::FilterBlock;
+
+// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

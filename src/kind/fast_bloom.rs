@@ -7,8 +7,11 @@
 //! * the hash is remixed by one multiplication, `x = h · 0x9E3779B97F4A7C15` (the 64-bit golden ratio, odd, so a
 //!   bijection), and the top 63 bits of `x` are cut into seven 9-bit *draws* (bit positions `0..512`), most
 //!   significant first;
-//! * further draws come from `x' = (x ^ (x >> 32)) · 0x9E3779B97F4A7C15`, seven at a time;
-//! * a key's bits are its first `k` **distinct** draws: a draw equal to an earlier one is skipped.
+//! * further draws come seven at a time from the words `splitmix64(h + i · 0x9E3779B97F4A7C15)`, `i = 1, 2, …`
+//!   (distinct inputs through a bijective mixer, so no key can get stuck on a repeating word);
+//! * a key's bits are its first `k` **distinct** draws: a draw equal to an earlier one is skipped. After 64 words
+//!   (448 draws) without `k` distinct values, which no key has been seen to need, the remaining bits are the
+//!   lowest unused positions, so the sequence is total and terminates for every hash.
 //!
 //! Distinct probes are what bring the false-positive rate below the blocked-Bloom rate with replacement
 //! (at 10 bits/key and 6 probes: 0.955 % measured, against 0.967 % with replacement; see BENCHMARKS.md).
@@ -43,6 +46,9 @@ const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Draws cut from one 64-bit word: 7 × 9 = 63 bits.
 const DRAWS_PER_WORD: usize = 7;
+
+/// Draw words tried before the remaining bits are filled deterministically (see the module docs).
+const MAX_DRAW_WORDS: usize = 64;
 
 /// The parameters of a FastBloom filter: its number of 64-byte blocks and its probe count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -166,18 +172,46 @@ impl FastBloomParams {
     }
 }
 
-/// The probe count for a bits/key setting, from the table measured by `examples/tune_probes.rs` (see
-/// BENCHMARKS.md): the smallest `k` whose false-positive rate is within 1 % of the best `k` at that setting.
+/// Probe counts by bits/key, measured by `examples/tune_probes.rs` on filters of 10^6 keys (the full table and
+/// the rates are in BENCHMARKS.md): each entry is (bits/key from which it applies, probes). At each setting the
+/// rule picked the smallest `k` whose false-positive rate is within 1 % of the best `k`, since fewer probes are
+/// faster; the counts are non-decreasing in bits/key.
+const PROBE_TABLE: [(f64, u8); 24] = [
+    (0.0, 1),
+    (2.125, 2),
+    (3.625, 3),
+    (5.125, 4),
+    (6.875, 5),
+    (8.625, 6),
+    (10.375, 7),
+    (12.375, 8),
+    (14.375, 9),
+    (16.875, 10),
+    (19.375, 11),
+    (22.375, 12),
+    (25.625, 13),
+    (29.375, 14),
+    (33.125, 15),
+    (37.625, 16),
+    (42.5, 17),
+    (48.5, 18),
+    (57.5, 19),
+    (61.5, 20),
+    (69.5, 21),
+    (72.5, 22),
+    (89.5, 23),
+    (91.5, 24),
+];
+
+/// The probe count the built-in policies use at a bits/key setting (see [`PROBE_TABLE`]'s measurement): for
+/// example 6 at 10 bits/key. Settings beyond the table use its last count.
 #[must_use]
 pub fn probes_for_bits_per_key(bits_per_key: f64) -> u8 {
-    let optimal = (bits_per_key * core::f64::consts::LN_2).round();
-    if optimal.is_nan() || optimal < 1.0 {
-        1
-    } else if optimal >= f64::from(MAX_PROBES) {
-        MAX_PROBES
-    } else {
-        optimal as u8
-    }
+    PROBE_TABLE
+        .iter()
+        .rev()
+        .find(|&&(from, _)| bits_per_key >= from)
+        .map_or(1, |&(_, probes)| probes)
 }
 
 /// Builds the payload for `hashes` into `out` (appending `params.payload_len()` bytes).
@@ -280,14 +314,18 @@ fn block_index(h: u64, num_blocks: u32) -> usize {
     fastrange32((h >> 32) as u32, num_blocks) as usize
 }
 
-/// The `j`-th 64-bit draw word of a hash: `h·MIX`, then `(x ^ x>>32)·MIX` for each further word.
+/// The `i`-th 64-bit draw word of a hash: `h·MIX` for the first (the hot path: one multiplication), then the
+/// `i`-th output of splitmix64 seeded with `h` (Steele, Lea & Flood, 2014), whose inputs `h + i·MIX` are distinct
+/// and whose finalizer is a bijection, so consecutive words never repeat.
 #[inline(always)]
-fn draw_word(h: u64, j: usize) -> u64 {
-    let mut x = h.wrapping_mul(MIX);
-    for _ in 0..j {
-        x = (x ^ (x >> 32)).wrapping_mul(MIX);
+fn draw_word(h: u64, i: usize) -> u64 {
+    if i == 0 {
+        return h.wrapping_mul(MIX);
     }
-    x
+    let mut z = h.wrapping_add((i as u64).wrapping_mul(MIX));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The `i`-th draw (a bit position in `0..512`) inside a draw word: 9 bits, most significant first.
@@ -315,27 +353,43 @@ fn bit_is_set(block: &[u8; BLOCK_BYTES], pos: usize) -> bool {
 fn for_each_distinct_probe<B>(
     h: u64,
     probes: usize,
+    f: impl FnMut(usize) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    for_each_distinct_probe_within(h, probes, MAX_DRAW_WORDS, f)
+}
+
+/// [`for_each_distinct_probe`] with the number of draw words before the deterministic fill as a parameter, so
+/// tests can reach the fill.
+fn for_each_distinct_probe_within<B>(
+    h: u64,
+    probes: usize,
+    max_words: usize,
     mut f: impl FnMut(usize) -> ControlFlow<B>,
 ) -> ControlFlow<B> {
     let mut seen = [0u64; (BLOCK_BITS / 64) as usize];
-    let mut word = h.wrapping_mul(MIX);
-    let mut in_word = 0;
     let mut found = 0;
-    while found < probes {
-        if in_word == DRAWS_PER_WORD {
-            word = (word ^ (word >> 32)).wrapping_mul(MIX);
-            in_word = 0;
-        }
-        let pos = draw_from(word, in_word);
-        in_word += 1;
+    let mut take = |pos: usize, found: &mut usize| -> ControlFlow<B> {
         let (lane, bit) = (pos >> 6, 1u64 << (pos & 63));
         if let Some(seen) = seen.get_mut(lane)
             && *seen & bit == 0
         {
             *seen |= bit;
-            found += 1;
-            f(pos)?;
+            *found += 1;
+            return f(pos);
         }
+        ControlFlow::Continue(())
+    };
+    let draws = (0..max_words).flat_map(|i| {
+        let word = draw_word(h, i);
+        (0..DRAWS_PER_WORD).map(move |j| draw_from(word, j))
+    });
+    // The fill: every position in order; already-taken ones are skipped by `take`.
+    let fill = 0..BLOCK_BITS as usize;
+    for pos in draws.chain(fill) {
+        if found == probes {
+            break;
+        }
+        take(pos, &mut found)?;
     }
     ControlFlow::Continue(())
 }
@@ -396,4 +450,136 @@ fn exact_probe(block: &[u8; BLOCK_BYTES], h: u64, probes: usize) -> bool {
         }
     })
     .is_continue()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_table_is_sorted_non_decreasing_and_in_range() {
+        for pair in PROBE_TABLE.windows(2) {
+            assert!(pair[0].0 < pair[1].0 && pair[0].1 <= pair[1].1, "{pair:?}");
+        }
+        assert!(PROBE_TABLE.iter().all(|&(_, k)| (1..=MAX_PROBES).contains(&k)));
+        assert_eq!(probes_for_bits_per_key(10.0), 6);
+        assert_eq!(probes_for_bits_per_key(1.0), 1);
+        assert_eq!(probes_for_bits_per_key(16.0), 9);
+        assert_eq!(probes_for_bits_per_key(1e9), 24);
+        assert_eq!(probes_for_bits_per_key(f64::NAN), 1);
+    }
+
+    #[test]
+    fn key_bits_are_exactly_k_distinct_positions() {
+        for probes in [1usize, 6, 7, 8, 16, 24] {
+            for h in (0..2000u64).map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D)) {
+                let mut seen = Vec::new();
+                let _ = for_each_distinct_probe(h, probes, |pos| {
+                    assert!(pos < 512);
+                    assert!(!seen.contains(&pos));
+                    seen.push(pos);
+                    ControlFlow::<()>::Continue(())
+                });
+                assert_eq!(seen.len(), probes);
+            }
+        }
+    }
+
+    #[test]
+    fn every_hash_gets_its_bits_even_degenerate_ones() {
+        // Hash 0 makes the first word 0 (all seven draws equal): later words must still supply the bits.
+        for h in [0u64, u64::MAX, 1 << 63, MIX] {
+            let mut n = 0;
+            let _ = for_each_distinct_probe(h, usize::from(MAX_PROBES), |_| {
+                n += 1;
+                ControlFlow::<()>::Continue(())
+            });
+            assert_eq!(n, usize::from(MAX_PROBES), "hash {h:#x}");
+        }
+    }
+
+    #[test]
+    fn the_deterministic_fill_completes_a_short_draw_sequence() {
+        // With one draw word allowed, hash 0 draws position 0 seven times; the fill supplies 1, 2, 3, ….
+        let mut bits = Vec::new();
+        let _ = for_each_distinct_probe_within(0, 5, 1, |pos| {
+            bits.push(pos);
+            ControlFlow::<()>::Continue(())
+        });
+        assert_eq!(bits, [0, 1, 2, 3, 4]);
+        // And a filter query agrees with a build that took the same path.
+        let mut block = [0u8; BLOCK_BYTES];
+        let _ = for_each_distinct_probe_within(12345, 24, 1, |pos| {
+            set_bit(&mut block, pos);
+            ControlFlow::<()>::Continue(())
+        });
+        let owned = block.iter().map(|b| b.count_ones()).sum::<u32>();
+        assert_eq!(owned, 24);
+    }
+
+    #[test]
+    fn first_k_draws_are_a_subset_of_the_key_bits() {
+        // The property the fast query path relies on to reject without deduplicating.
+        for h in (0..5000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i) {
+            let mut bits = Vec::new();
+            let _ = for_each_distinct_probe(h, 6, |pos| {
+                bits.push(pos);
+                ControlFlow::<()>::Continue(())
+            });
+            for j in 0..6 {
+                assert!(bits.contains(&draw_from(draw_word(h, 0), j)));
+            }
+        }
+    }
+
+    #[test]
+    fn duplicate_detector_matches_a_pairwise_comparison() {
+        fn pairwise<const K: usize>(word: u64) -> bool {
+            let draws: Vec<usize> = (0..K).map(|j| draw_from(word, j)).collect();
+            (0..K).any(|a| (a + 1..K).any(|b| draws[a] == draws[b]))
+        }
+        let mut dups = 0;
+        for i in 0..200_000u64 {
+            let word = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ (i << 3);
+            assert_eq!(has_duplicate_draw::<6>(word), pairwise::<6>(word), "{word:#x}");
+            assert_eq!(has_duplicate_draw::<7>(word), pairwise::<7>(word), "{word:#x}");
+            assert_eq!(has_duplicate_draw::<2>(word), pairwise::<2>(word), "{word:#x}");
+            dups += usize::from(pairwise::<6>(word));
+        }
+        // About 15/512 of random words have a duplicate among 6 draws; make sure the test saw many.
+        assert!(dups > 3000, "{dups}");
+        // Forced duplicates in every lane pair.
+        for a in 0..7 {
+            for b in a + 1..7 {
+                let mut word = 0u64;
+                for j in 0..7 {
+                    let v = if j == b { 100 + a } else { 100 + j };
+                    word |= (v as u64) << (64 - 9 * (j + 1));
+                }
+                assert!(has_duplicate_draw::<7>(word), "lanes {a} and {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn params_validation() {
+        assert!(FastBloomParams::new(1, 0).is_err());
+        assert!(FastBloomParams::new(1, MAX_PROBES + 1).is_err());
+        let p = FastBloomParams::new(3, 6).unwrap();
+        assert_eq!(FastBloomParams::decode(&p.encode(), 192, 10), Ok(p));
+        assert!(FastBloomParams::decode(&p.encode(), 191, 10).is_err());
+        assert!(FastBloomParams::decode(&p.encode(), 0, 10).is_err());
+        assert!(FastBloomParams::decode(&p.encode(), 192, 0).is_err());
+        let mut reserved = p.encode();
+        reserved[15] = 1;
+        assert!(FastBloomParams::decode(&reserved, 192, 10).is_err());
+    }
+
+    #[test]
+    fn for_keys_sizes_from_the_key_count() {
+        assert_eq!(FastBloomParams::for_keys(0, 10.0).num_blocks(), 0);
+        assert_eq!(FastBloomParams::for_keys(1, 10.0).num_blocks(), 1);
+        assert_eq!(FastBloomParams::for_keys(1_000_000, 10.0).num_blocks(), 19_532);
+        assert_eq!(FastBloomParams::for_keys(usize::MAX, 32.0).num_blocks(), u32::MAX);
+    }
 }
