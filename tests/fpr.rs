@@ -51,7 +51,7 @@ fn theory_reproduces_the_textbook_limit() {
 
 fn measured_fpr(bits_per_key: f64) -> (f64, f64, f64) {
     const KEYS: u64 = 1_000_000;
-    const ABSENT: u64 = 1_000_000;
+    const ABSENT: u64 = 3_000_000;
     let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(bits_per_key));
     for i in 0..KEYS {
         builder.add_key(format!("usr:{i:012}").as_bytes());
