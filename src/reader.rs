@@ -1,9 +1,9 @@
 //! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
 
 use crate::error::{Error, Result};
-use crate::format::{FilterKind, TRAILER_LEN, Trailer, block_checksum};
+use crate::format::{FilterKind, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
-use crate::kind::{KindParams, KindRef};
+use crate::kind::KindParams;
 
 /// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
 /// enough to live on the stack.
@@ -18,7 +18,9 @@ const BATCH: usize = 32;
 /// bytes. A storage engine typically verifies once when it loads a block into its cache.
 ///
 /// The filter kind is read from the block, never from configuration, so a reader opens blocks written with any
-/// policy. `FilterBlock` is `Send + Sync` when `B` is, and queries take `&self`.
+/// policy. `FilterBlock` is `Send + Sync` when `B` is, and queries take `&self`. `B::as_ref` must return the same
+/// bytes on every call (as every byte container does); if it did not, queries would still stay in bounds and
+/// never panic, but their answers would be meaningless.
 ///
 /// ```
 /// use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, key_hash};
@@ -94,10 +96,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     #[inline]
     #[must_use]
     pub fn may_contain_hash(&self, hash: KeyHash) -> bool {
-        match self.filter() {
-            Some(filter) => filter.may_contain(hash.get()),
-            None => true,
-        }
+        self.params.may_contain(self.bytes.as_ref(), hash.get())
     }
 
     /// Answers [`may_contain`](Self::may_contain) for many keys at once, writing `results[i]` for `keys[i]`.
@@ -129,22 +128,8 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     }
 
     fn answer_batch(&self, hashes: &[u64], results: &mut [bool]) {
-        match self.filter() {
-            Some(filter) => filter.may_contain_batch(hashes, results),
-            None => results.fill(true),
-        }
-    }
-
-    /// The validated payload viewed as its kind. `None` only if `B::as_ref` returned different bytes than at
-    /// open (a broken `AsRef` implementation), in which case every answer is "may contain".
-    #[inline]
-    fn filter(&self) -> Option<KindRef<'_>> {
-        let bytes = self.bytes.as_ref();
-        if bytes.len() != self.payload_len + TRAILER_LEN {
-            return None;
-        }
-        let payload = bytes.get(..self.payload_len)?;
-        Some(KindRef::new(payload, &self.params))
+        self.params
+            .may_contain_batch(self.bytes.as_ref(), hashes, results);
     }
 
     /// The filter kind stored in the block.
@@ -209,6 +194,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::TRAILER_LEN;
     use crate::{FastBloomPolicy, FilterBlockBuilder};
 
     fn block_of(keys: &[&[u8]]) -> Vec<u8> {

@@ -43,7 +43,7 @@ pub mod fast_bloom;
 
 use crate::error::Result;
 use crate::format::{FilterKind, PARAMS_LEN};
-use fast_bloom::{FastBloomParams, FastBloomRef};
+use fast_bloom::FastBloomParams;
 
 // `dispatch_probes!` enumerates exactly the probe counts the format allows.
 const _: () = assert!(fast_bloom::MAX_PROBES == 24);
@@ -81,6 +81,22 @@ impl KindParams {
         }
     }
 
+    /// Whether a key with hash `h` may be in `block` (the whole block, payload first), which these parameters
+    /// were decoded from.
+    #[inline]
+    pub(crate) fn may_contain(&self, block: &[u8], h: u64) -> bool {
+        match self {
+            KindParams::FastBloom(p) => fast_bloom::may_contain(block, p, h),
+        }
+    }
+
+    /// [`may_contain`](Self::may_contain) for every hash of `hashes` into the matching slot of `out`.
+    pub(crate) fn may_contain_batch(&self, block: &[u8], hashes: &[u64], out: &mut [bool]) {
+        match self {
+            KindParams::FastBloom(p) => fast_bloom::may_contain_batch(block, p, hashes, out),
+        }
+    }
+
     /// The trailer's parameter bytes.
     pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
         match self {
@@ -99,36 +115,6 @@ impl KindParams {
             FilterKind::FastBloom => {
                 FastBloomParams::decode(params, payload_len, num_keys).map(KindParams::FastBloom)
             }
-        }
-    }
-}
-
-/// A validated payload borrowed from a block, dispatching queries to its kind.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum KindRef<'a> {
-    FastBloom(FastBloomRef<'a>),
-}
-
-impl<'a> KindRef<'a> {
-    /// Views `payload`, which [`KindParams::decode`] has validated against `params`.
-    pub(crate) fn new(payload: &'a [u8], params: &KindParams) -> Self {
-        match params {
-            KindParams::FastBloom(p) => KindRef::FastBloom(FastBloomRef::new(payload, p)),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn may_contain(&self, h: u64) -> bool {
-        match self {
-            KindRef::FastBloom(f) => f.may_contain(h),
-        }
-    }
-
-    /// Answers for every hash of `hashes` into the matching slot of `out`.
-    #[inline]
-    pub(crate) fn may_contain_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        match self {
-            KindRef::FastBloom(f) => f.may_contain_batch(hashes, out),
         }
     }
 }
