@@ -57,6 +57,8 @@ const fn trailer_len() -> usize {
 pub enum FilterKind {
     /// Cache-local blocked Bloom filter: one 64-byte block per key, all probes inside it.
     FastBloom = 1,
+    /// Standard Ribbon filter with 128-bit rows, split into independently solved shards.
+    Ribbon = 2,
 }
 
 impl FilterKind {
@@ -73,6 +75,7 @@ impl TryFrom<u8> for FilterKind {
     fn try_from(tag: u8) -> Result<Self> {
         match tag {
             1 => Ok(FilterKind::FastBloom),
+            2 => Ok(FilterKind::Ribbon),
             other => Err(Error::UnknownKind(other)),
         }
     }
@@ -82,6 +85,7 @@ impl fmt::Display for FilterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             FilterKind::FastBloom => "FastBloom",
+            FilterKind::Ribbon => "Ribbon",
         })
     }
 }
@@ -256,5 +260,10 @@ mod tests {
             FilterKind::try_from(FilterKind::FastBloom.tag()),
             Ok(FilterKind::FastBloom)
         );
+        assert_eq!(
+            FilterKind::try_from(FilterKind::Ribbon.tag()),
+            Ok(FilterKind::Ribbon)
+        );
+        assert_eq!(FilterKind::Ribbon.tag(), 2);
     }
 }

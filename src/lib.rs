@@ -65,6 +65,7 @@ pub use format::{FORMAT_VERSION, FilterKind, MAGIC, PARAMS_LEN, TRAILER_LEN};
 pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::fast_bloom::FastBloomParams;
+pub use kind::ribbon::{RibbonParams, RibbonPlan, RibbonPolicy};
 pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
 pub use reader::FilterBlock;
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::format::TRAILER_LEN;
 use crate::kind::KindParams;
 use crate::kind::fast_bloom::{self, FastBloomParams};
+use crate::kind::ribbon::{self, RibbonPlan};
 
 /// What a policy decided to build: a kind and its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,6 +18,8 @@ use crate::kind::fast_bloom::{self, FastBloomParams};
 pub enum FilterPlan {
     /// Build a FastBloom filter with these parameters.
     FastBloom(FastBloomParams),
+    /// Build a Ribbon filter as planned, or the plan's FastBloom fallback if construction fails.
+    Ribbon(RibbonPlan),
 }
 
 impl FilterPlan {
@@ -25,6 +28,7 @@ impl FilterPlan {
     pub const fn payload_len(&self) -> usize {
         match self {
             FilterPlan::FastBloom(p) => p.payload_len(),
+            FilterPlan::Ribbon(p) => p.payload_len(),
         }
     }
 
@@ -33,6 +37,7 @@ impl FilterPlan {
     pub fn expected_fpr(&self, num_keys: usize) -> f64 {
         match self {
             FilterPlan::FastBloom(p) => p.expected_fpr(num_keys as u64),
+            FilterPlan::Ribbon(p) => p.expected_fpr(),
         }
     }
 
@@ -48,6 +53,7 @@ impl FilterPlan {
                 fast_bloom::build(p, hashes, out);
                 KindParams::FastBloom(*p)
             }
+            FilterPlan::Ribbon(p) => ribbon::build_or_fallback(p, hashes, out),
         }
     }
 }

@@ -40,10 +40,12 @@ macro_rules! dispatch_probes {
 }
 
 pub mod fast_bloom;
+pub mod ribbon;
 
 use crate::error::Result;
 use crate::format::{FilterKind, PARAMS_LEN};
 use fast_bloom::FastBloomParams;
+use ribbon::RibbonParams;
 
 // `dispatch_probes!` enumerates exactly the probe counts the format allows.
 const _: () = assert!(fast_bloom::MAX_PROBES == 24);
@@ -54,6 +56,8 @@ const _: () = assert!(fast_bloom::MAX_PROBES == 24);
 pub enum KindParams {
     /// A [`FilterKind::FastBloom`] filter.
     FastBloom(FastBloomParams),
+    /// A [`FilterKind::Ribbon`] filter.
+    Ribbon(RibbonParams),
 }
 
 impl KindParams {
@@ -62,6 +66,7 @@ impl KindParams {
     pub const fn kind(&self) -> FilterKind {
         match self {
             KindParams::FastBloom(_) => FilterKind::FastBloom,
+            KindParams::Ribbon(_) => FilterKind::Ribbon,
         }
     }
 
@@ -70,6 +75,7 @@ impl KindParams {
     pub const fn payload_len(&self) -> usize {
         match self {
             KindParams::FastBloom(p) => p.payload_len(),
+            KindParams::Ribbon(p) => p.payload_len(),
         }
     }
 
@@ -78,6 +84,7 @@ impl KindParams {
     pub fn expected_fpr(&self, num_keys: u64) -> f64 {
         match self {
             KindParams::FastBloom(p) => p.expected_fpr(num_keys),
+            KindParams::Ribbon(p) => p.expected_fpr(),
         }
     }
 
@@ -87,6 +94,7 @@ impl KindParams {
     pub(crate) fn may_contain(&self, block: &[u8], h: u64) -> bool {
         match self {
             KindParams::FastBloom(p) => fast_bloom::may_contain(block, p, h),
+            KindParams::Ribbon(p) => ribbon::may_contain(block, p, h),
         }
     }
 
@@ -94,6 +102,7 @@ impl KindParams {
     pub(crate) fn may_contain_batch(&self, block: &[u8], hashes: &[u64], out: &mut [bool]) {
         match self {
             KindParams::FastBloom(p) => fast_bloom::may_contain_batch(block, p, hashes, out),
+            KindParams::Ribbon(p) => ribbon::may_contain_batch(block, p, hashes, out),
         }
     }
 
@@ -101,6 +110,7 @@ impl KindParams {
     pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
         match self {
             KindParams::FastBloom(p) => p.encode(),
+            KindParams::Ribbon(p) => p.encode(),
         }
     }
 
@@ -114,6 +124,9 @@ impl KindParams {
         match kind {
             FilterKind::FastBloom => {
                 FastBloomParams::decode(params, payload_len, num_keys).map(KindParams::FastBloom)
+            }
+            FilterKind::Ribbon => {
+                RibbonParams::decode(params, payload_len, num_keys).map(KindParams::Ribbon)
             }
         }
     }

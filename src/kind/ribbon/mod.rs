@@ -1,0 +1,246 @@
+//! Ribbon: a standard Ribbon filter (Dillinger & Walzer, "Ribbon filter: practically smaller than Bloom and
+//! Xor", 2021) with 128-bit coefficient rows, split into independently solved shards.
+//!
+//! Each key is one linear equation over GF(2): a 128-bit coefficient row starting at a slot, and `r` result
+//! bits. The filter stores a solution (`r` bits per slot) that satisfies every key's equation; a query
+//! recomputes its key's equation and checks it, which a key that was never added passes with probability
+//! `2^-r`. Everything derives from the one 64-bit key hash ([`row`]).
+//!
+//! * **Shards.** Keys are split by hash into shards of about 8 Ki keys, each an independent Ribbon system with
+//!   its own slot range and seed, recorded in a small directory at the end of the payload ([`directory`]).
+//!   A long system needs more spare slots than a short one (RocksDB's measurements: +0.38 % per doubling at
+//!   128-bit rows), so shards keep the slot overhead near 1.5 % at any key count, where one system of 10^7 keys
+//!   would need about 4.5 %; a shard that fails to solve is retried with another seed on its own; and a shard's
+//!   band fits in the L2 cache while it is built.
+//! * **Fractional bits per key.** The solution is stored in blocks of 128 slots, column by column
+//!   ([`solution`]); blocks before `upper_start_block` have `r` columns, the others `r + 1`, so any
+//!   false-positive rate between `2^-32` and `1/2` can be targeted.
+//! * **Construction** ([`build`]) groups the hashes by shard, bands each shard by on-the-fly Gaussian
+//!   elimination ([`banding`]), retries a shard's seed on failure (up to 16), and back-substitutes into the
+//!   solution. If a shard cannot be solved, the builder writes a FastBloom filter instead.
+//!
+//! The byte layout is FORMAT.md section 4.3; the sizes and the measurements behind them are in BENCHMARKS.md.
+
+mod banding;
+mod build;
+mod config;
+mod directory;
+mod policy;
+mod row;
+mod solution;
+
+use crate::error::{Error, Result};
+use crate::format::{FilterKind, PARAMS_LEN};
+use crate::kind::KindParams;
+use crate::kind::fast_bloom;
+use crate::le::LeReader;
+pub use config::RibbonPlan;
+pub use policy::RibbonPolicy;
+use row::COEFF_BITS;
+use solution::{Layout, MAX_COLUMNS};
+
+/// The most blocks a Ribbon filter can have: directory entries are `u32` slot numbers.
+const MAX_BLOCKS: u32 = 1 << 25;
+
+/// The parameters of a Ribbon filter, as stored in the trailer: the solution's shape and the shard count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RibbonParams {
+    layout: Layout,
+    num_shards: u32,
+    /// Bytes of the solution, which the directory follows (derived, cached for the query).
+    solution_len: usize,
+}
+
+impl RibbonParams {
+    /// The parameters a successful construction of `plan` stores.
+    fn from_plan(plan: &RibbonPlan) -> Self {
+        Self::new(plan.layout(), plan.num_shards())
+    }
+
+    const fn new(layout: Layout, num_shards: u32) -> Self {
+        RibbonParams {
+            layout,
+            num_shards,
+            solution_len: layout.len_bytes() as usize,
+        }
+    }
+
+    /// Result bits per slot in the lower blocks, `r`; upper blocks have `r + 1`.
+    #[must_use]
+    pub const fn lower_columns(&self) -> u32 {
+        self.layout.lower_columns
+    }
+
+    /// The first block with `r + 1` result bits per slot (`num_blocks` if there is none).
+    #[must_use]
+    pub const fn upper_start_block(&self) -> u32 {
+        self.layout.upper_start_block
+    }
+
+    /// Number of 128-slot blocks of the solution.
+    #[must_use]
+    pub const fn num_blocks(&self) -> u32 {
+        self.layout.num_blocks
+    }
+
+    /// Number of independently solved shards.
+    #[must_use]
+    pub const fn num_shards(&self) -> u32 {
+        self.num_shards
+    }
+
+    /// Length of the payload in bytes: the solution and the shard directory.
+    #[must_use]
+    pub const fn payload_len(&self) -> usize {
+        self.solution_len + directory::len(self.num_shards as u64) as usize
+    }
+
+    /// The theoretical false-positive rate: `2^-r` for a query that starts in a lower block, `2^-(r + 1)` in an
+    /// upper one, weighted by their share of the blocks. It does not depend on the key count.
+    #[must_use]
+    pub fn expected_fpr(&self) -> f64 {
+        self.layout.false_positive_rate()
+    }
+
+    /// Bytes of the solution, which the directory follows.
+    const fn solution_len(&self) -> usize {
+        self.solution_len
+    }
+
+    /// The trailer's parameter bytes (FORMAT.md section 4.3).
+    pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
+        let mut out = [0u8; PARAMS_LEN];
+        let fields = [
+            (4, self.num_shards.to_le_bytes()),
+            (8, self.layout.num_blocks.to_le_bytes()),
+            (12, self.layout.upper_start_block.to_le_bytes()),
+        ];
+        out[0] = self.layout.lower_columns as u8; // NOTE: r ≤ 32 fits a byte; bytes 1..4 stay reserved.
+        for (at, bytes) in fields {
+            if let Some(field) = out.get_mut(at..at + 4) {
+                field.copy_from_slice(&bytes);
+            }
+        }
+        out
+    }
+
+    /// Decodes and validates the parameters of a block whose payload is `payload_len` bytes and which claims
+    /// `num_keys` keys. Everything a probe relies on is checked here, once; the directory entries, which are
+    /// payload, are range-checked by each probe instead (so `open` stays O(1)).
+    pub(crate) fn decode(
+        params: &[u8; PARAMS_LEN],
+        payload_len: usize,
+        num_keys: u64,
+    ) -> Result<Self> {
+        let bad = |field: &'static str, value: u64| Error::BadParams {
+            kind: Some(FilterKind::Ribbon),
+            field,
+            value,
+        };
+        let mut r = LeReader::new(params);
+        let (lower, reserved) = (r.u8(), r.array::<3>());
+        let (num_shards, num_blocks, upper_start) = (r.u32(), r.u32(), r.u32());
+        let (Some(lower), Some(reserved), Some(num_shards), Some(num_blocks), Some(upper_start)) =
+            (lower, reserved, num_shards, num_blocks, upper_start)
+        else {
+            return Err(bad("params", 0)); // unreachable: 16 bytes hold these fields
+        };
+        if let Some(pos) = reserved.iter().position(|&b| b != 0) {
+            return Err(bad("reserved parameter byte", pos as u64 + 1));
+        }
+        let lower = u32::from(lower);
+        if !(1..=MAX_COLUMNS).contains(&lower) {
+            return Err(bad("lower_columns", u64::from(lower)));
+        }
+        if num_shards == 0 {
+            return Err(bad("num_shards", 0));
+        }
+        if num_blocks == 0 || num_blocks > MAX_BLOCKS {
+            return Err(bad("num_blocks", u64::from(num_blocks)));
+        }
+        // Upper blocks have r + 1 columns, which must fit the 32 result bits.
+        if upper_start > num_blocks || (lower == MAX_COLUMNS && upper_start != num_blocks) {
+            return Err(bad("upper_start_block", u64::from(upper_start)));
+        }
+        // A Ribbon filter is only ever built for at least one key (none is a FastBloom block).
+        if num_keys == 0 {
+            return Err(bad("num_keys", 0));
+        }
+        let layout = Layout {
+            lower_columns: lower,
+            upper_start_block: upper_start,
+            num_blocks,
+        };
+        let expected = layout.len_bytes() + directory::len(u64::from(num_shards));
+        if expected != payload_len as u64 {
+            return Err(Error::LengthMismatch {
+                kind: FilterKind::Ribbon,
+                expected,
+                found: payload_len as u64,
+            });
+        }
+        Ok(Self::new(layout, num_shards))
+    }
+}
+
+/// Builds `plan` into `out`, or, if some shard cannot be solved, the plan's FastBloom fallback; returns the
+/// parameters of what was written.
+pub(crate) fn build_or_fallback(
+    plan: &RibbonPlan,
+    hashes: impl Iterator<Item = u64> + Clone,
+    out: &mut Vec<u8>,
+) -> KindParams {
+    match build::build(plan, hashes.clone(), out) {
+        Ok(params) => KindParams::Ribbon(params),
+        Err(_) => {
+            fast_bloom::build(&plan.fallback(), hashes, out);
+            KindParams::FastBloom(plan.fallback())
+        }
+    }
+}
+
+/// Whether a key with hash `h` may be in the filter whose block (payload first, then trailer) is `block`, with
+/// `params` validated against it by [`RibbonParams::decode`].
+///
+/// One fastrange picks the shard, one 9-byte read gets its directory entry, a remix gives the row, and the
+/// probe reads the two 128-slot blocks the row spans. Anything impossible in the directory (a shard smaller
+/// than a row, or past the solution) answers "may contain"; an empty shard holds no key.
+#[inline]
+pub(crate) fn may_contain(block: &[u8], params: &RibbonParams, h: u64) -> bool {
+    let Some((solution, dir)) = block.split_at_checked(params.solution_len) else {
+        return true;
+    };
+    let Some(shard) = directory::shard(dir, row::shard_of(h, params.num_shards)) else {
+        return true;
+    };
+    if shard.hi == shard.lo {
+        return false;
+    }
+    if shard.hi < shard.lo + COEFF_BITS || shard.hi > params.layout.slots() {
+        return true;
+    }
+    let x = row::remix(h, shard.seed);
+    let start = shard.lo + row::local_start(x, shard.hi - shard.lo - (COEFF_BITS - 1));
+    solution::probe(
+        &params.layout,
+        solution,
+        start,
+        row::coeff_row(x),
+        row::result_bits(x),
+    )
+}
+
+/// [`may_contain`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two).
+pub(crate) fn may_contain_batch(
+    block: &[u8],
+    params: &RibbonParams,
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    for (answer, &h) in out.iter_mut().zip(hashes) {
+        *answer = may_contain(block, params, h);
+    }
+}
+
+#[cfg(test)]
+mod tests;
