@@ -18,6 +18,41 @@ pub(crate) struct Banding {
     rows: Vec<u128>,
     /// The result bits of each pivot.
     results: Vec<u32>,
+    /// Elimination steps taken (slots visited), for the overhead measurements in `build.rs`'s tests.
+    #[cfg(test)]
+    pub(crate) steps: u64,
+}
+
+/// A row on its way through the band: the slot of its lowest set bit, the row shifted to start there, and its
+/// result bits.
+#[derive(Debug, Clone, Copy)]
+struct Insertion {
+    slot: usize,
+    low: u64,
+    high: u64,
+    result: u32,
+}
+
+impl Insertion {
+    fn new(start: usize, row: u128, result: u32) -> Self {
+        Insertion {
+            slot: start,
+            low: row as u64,
+            high: (row >> 64) as u64,
+            result,
+        }
+    }
+}
+
+/// What one elimination step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// The row moved to its next set bit.
+    Continue,
+    /// The row became a pivot, or reduced to nothing and was redundant.
+    Done,
+    /// The row reduced to zero with non-zero result bits.
+    Inconsistent,
 }
 
 /// The system has no solution: a row reduced to zero while its result bits did not (or its band ran off the
@@ -35,40 +70,105 @@ impl Banding {
     }
 
     /// Adds the equation `row · solution[start..start + 128] = result`. `row` must have bit 0 set.
-    ///
-    /// This loop is the construction's hot spot: every step is one dependent load, XOR, trailing-zero count and
-    /// add, and a key takes about `1 / (4 · slot overhead)` steps in a long band (BENCHMARKS.md, "Ribbon").
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn add(&mut self, start: usize, row: u128, result: u32) -> Result<(), Inconsistent> {
-        let (mut slot, mut row, mut result) = (start, row, result);
-        loop {
-            let Some(pivot) = self.rows.get_mut(slot) else {
-                return Err(Inconsistent);
-            };
-            if *pivot == 0 {
-                *pivot = row;
-                if let Some(r) = self.results.get_mut(slot) {
-                    *r = result;
-                }
-                return Ok(());
+        self.add_rest(Insertion::new(start, row, result), core::iter::empty())
+    }
+
+    /// Adds every equation of `rows` (start, row, result), two at a time: the rows of the first half and of
+    /// the second half are inserted by two interleaved cursors. A step reads and writes its slot before the
+    /// next step runs, so the interleaving is just another insertion order, and the order of insertion does not
+    /// change whether the system is solvable. Two independent dependency chains keep the CPU busier than one:
+    /// each step is a load, XOR, trailing-zero count and add that the next step waits for.
+    pub(crate) fn add_all(
+        &mut self,
+        rows: impl ExactSizeIterator<Item = (usize, u128, u32)> + Clone,
+    ) -> Result<(), Inconsistent> {
+        let half = rows.len() / 2;
+        let (mut first, mut second) = (rows.clone().take(half), rows.skip(half));
+        let start = |r: Option<(usize, u128, u32)>| {
+            r.map(|(s, row, result)| Insertion::new(s, row, result))
+        };
+        let (mut a, mut b) = (start(first.next()), start(second.next()));
+        while let (Some(x), Some(y)) = (&mut a, &mut b) {
+            let (step_a, step_b) = (self.step(x), self.step(y));
+            match step_a {
+                Step::Continue => {}
+                Step::Done => a = start(first.next()),
+                Step::Inconsistent => return Err(Inconsistent),
             }
-            row ^= *pivot;
-            result ^= self.results.get(slot).copied().unwrap_or(0);
-            // Both halves are tested separately: the low half is non-zero at almost every step, and its
-            // trailing-zero count is the short dependency chain of this loop.
-            let low = row as u64;
-            let shift = if low != 0 {
-                low.trailing_zeros()
-            } else if row != 0 {
-                row.trailing_zeros()
-            } else if result == 0 {
-                return Ok(()); // redundant: an exact repeat of earlier rows
-            } else {
-                return Err(Inconsistent);
-            };
-            slot += shift as usize;
-            row >>= shift;
+            match step_b {
+                Step::Continue => {}
+                Step::Done => b = start(second.next()),
+                Step::Inconsistent => return Err(Inconsistent),
+            }
         }
+        // One cursor ran out of rows; the other finishes alone.
+        match (a, b) {
+            (Some(x), _) => self.add_rest(x, first),
+            (None, Some(y)) => self.add_rest(y, second),
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// Finishes the insertion `current`, then inserts every row of `rest`.
+    fn add_rest(
+        &mut self,
+        mut current: Insertion,
+        mut rest: impl Iterator<Item = (usize, u128, u32)>,
+    ) -> Result<(), Inconsistent> {
+        loop {
+            match self.step(&mut current) {
+                Step::Continue => {}
+                Step::Done => match rest.next() {
+                    Some((start, row, result)) => current = Insertion::new(start, row, result),
+                    None => return Ok(()),
+                },
+                Step::Inconsistent => return Err(Inconsistent),
+            }
+        }
+    }
+
+    /// One elimination step of an insertion.
+    ///
+    /// The row is handled as two halves so that the common step is short: a pivot always has bit 0 set, so
+    /// its low half alone says whether the slot is free, and after an XOR the next set bit is almost always in
+    /// the low half (the shift is then 1..=63 and a plain double-word shift).
+    #[inline(always)]
+    fn step(&mut self, at: &mut Insertion) -> Step {
+        #[cfg(test)]
+        {
+            self.steps += 1;
+        }
+        let Some(pivot) = self.rows.get_mut(at.slot) else {
+            return Step::Inconsistent;
+        };
+        if *pivot as u64 == 0 {
+            *pivot = u128::from(at.high) << 64 | u128::from(at.low);
+            if let Some(r) = self.results.get_mut(at.slot) {
+                *r = at.result;
+            }
+            return Step::Done;
+        }
+        at.low ^= *pivot as u64;
+        at.high ^= (*pivot >> 64) as u64;
+        at.result ^= self.results.get(at.slot).copied().unwrap_or(0);
+        let shift = if at.low != 0 {
+            let shift = at.low.trailing_zeros(); // ≥ 1: the XOR cleared bit 0
+            at.low = (at.low >> shift) | (at.high << (64 - shift));
+            at.high >>= shift;
+            shift
+        } else if at.high != 0 {
+            let shift = 64 + at.high.trailing_zeros();
+            (at.low, at.high) = (at.high >> (shift - 64), 0);
+            shift
+        } else if at.result == 0 {
+            return Step::Done; // redundant: an exact repeat of earlier rows
+        } else {
+            return Step::Inconsistent;
+        };
+        at.slot += shift as usize;
+        Step::Continue
     }
 
     /// The pivot rows by slot (0 for a free slot).
@@ -120,6 +220,56 @@ mod tests {
         band.add(100, c, 0b100).unwrap();
         band.add(100, a ^ b ^ c, 0b111).unwrap();
         assert_eq!(band.add(100, a ^ b ^ c, 0b110), Err(Inconsistent));
+    }
+
+    fn random_rows(n: usize, starts: usize, seed: u64) -> Vec<(usize, u128, u32)> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23) ^ i as u64;
+                let row = (u128::from(x) << 64 | u128::from(x.rotate_left(17))) | 1;
+                (i * starts / n, row, (x >> 40) as u32)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_cursors_reach_the_rank_one_cursor_reaches() {
+        for (n, seed) in [(0usize, 1u64), (1, 2), (2, 3), (333, 4), (1000, 5)] {
+            let rows = random_rows(n, n.max(1) * 9 / 10 + 1, seed);
+            let slots = n + 140;
+            let (mut one, mut two) = (Banding::default(), Banding::default());
+            one.reset(slots);
+            two.reset(slots);
+            for &(start, row, result) in &rows {
+                one.add(start, row, result).unwrap();
+            }
+            two.add_all(rows.iter().copied()).unwrap();
+            let rank = |b: &Banding| b.rows().iter().filter(|&&r| r != 0).count();
+            assert_eq!(rank(&one), rank(&two), "n {n}");
+            assert_eq!(rank(&two), n, "n {n}: independent rows all become pivots");
+        }
+    }
+
+    #[test]
+    fn two_cursors_find_a_contradiction_in_either_half() {
+        let rows = random_rows(400, 300, 9);
+        for at in [10usize, 390] {
+            let mut contradicted = rows.clone();
+            let (start, row, result) = rows[at - 5];
+            contradicted.insert(at, (start, row, result ^ 1));
+            let mut band = Banding::default();
+            band.reset(500);
+            assert_eq!(
+                band.add_all(contradicted.iter().copied()),
+                Err(Inconsistent),
+                "at {at}"
+            );
+            let mut repeated = rows.clone();
+            repeated.insert(at, (start, row, result));
+            band.reset(500);
+            assert_eq!(band.add_all(repeated.iter().copied()), Ok(()), "at {at}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::banding::Banding;
 use super::config::{MAX_SEEDS, RibbonPlan};
 use super::row::{COEFF_BITS, coeff_row, local_start, remix, result_bits, shard_of};
-use super::solution::back_substitute;
+use super::solution::{BLOCK_SLOTS, back_substitute};
 use super::{RibbonParams, directory};
 
 /// Why a key set could not be built into a Ribbon filter; the builder then writes FastBloom instead.
@@ -82,7 +82,7 @@ pub(crate) fn build(
     let payload = out.get_mut(start..).unwrap_or_default();
     let (solution, dir) = payload.split_at_mut(params.solution_len().min(payload.len()));
     let layout = plan.layout();
-    let mut band = Banding::default();
+    let mut scratch = Scratch::default();
     let mut seeds = vec![0u8; counts.len()];
     let ends = firsts.iter().skip(1).copied().chain([total_slots]);
     let shards = firsts
@@ -94,14 +94,19 @@ pub(crate) fn build(
         if keys.is_empty() {
             continue; // an empty shard owns no slots
         }
-        match solve_shard(&mut band, keys, u64::from(hi - lo), layout.max_columns()) {
+        match solve_shard(&mut scratch, keys, u64::from(hi - lo), layout.max_columns()) {
             Some(solved) => *seed = solved,
             None => {
                 out.truncate(start);
                 return Err(Unbuildable::NoSeedSolved);
             }
         }
-        back_substitute(&layout, solution, u64::from(lo), &band);
+        let columns = layout.max_columns();
+        dispatch_columns!(
+            columns,
+            otherwise(),
+            back_substitute(&layout, solution, u64::from(lo), &scratch.band)
+        );
     }
     directory::write(dir, &firsts, &seeds, total_slots);
     Ok(params)
@@ -110,16 +115,118 @@ pub(crate) fn build(
 /// Bands the rows of `keys` into a shard of `slots` slots, trying seeds until the system is solvable, and
 /// returns the seed (the band then holds the solvable system), or `None` after [`MAX_SEEDS`] failures.
 /// Results are cut to `columns` bits, so that rows which agree on every stored column are redundant.
-fn solve_shard(band: &mut Banding, keys: &[u64], slots: u64, columns: u32) -> Option<u8> {
+fn solve_shard(scratch: &mut Scratch, keys: &[u64], slots: u64, columns: u32) -> Option<u8> {
+    (0..MAX_SEEDS).find(|&seed| solve_one_seed(scratch, keys, slots, columns, seed))
+}
+
+/// Bands the rows of `keys` with `seed` into a shard of `slots` slots; whether the system is solvable.
+fn solve_one_seed(scratch: &mut Scratch, keys: &[u64], slots: u64, columns: u32, seed: u8) -> bool {
     let num_starts = slots - (COEFF_BITS - 1);
     let result_mask = u32::MAX >> (32 - columns.min(32));
-    (0..MAX_SEEDS).find(|&seed| {
-        band.reset(slots as usize);
-        keys.iter().all(|&h| {
+    scratch.sort_by_start(keys, seed, num_starts);
+    scratch.band.reset(slots as usize);
+    let rows = scratch.sorted.iter().map(|&x| {
+        let start = local_start(x, num_starts) as usize;
+        (start, coeff_row(x), result_bits(x) & result_mask)
+    });
+    scratch.band.add_all(rows).is_ok()
+}
+
+/// Working memory for solving shards, reused from one shard to the next.
+#[derive(Debug, Default)]
+struct Scratch {
+    band: Banding,
+    /// A shard's remixed hashes in order of their start block.
+    sorted: Vec<u64>,
+    /// Keys per start block, then each block's next position in `sorted`.
+    counts: Vec<u32>,
+}
+
+impl Scratch {
+    /// Fills `sorted` with the remixed hashes of `keys` in order of their start's block (a counting sort).
+    /// The order does not change the band that results, only how far apart consecutive rows land: sorted
+    /// rows walk through the band in address order, so elimination stays in the L1 cache.
+    fn sort_by_start(&mut self, keys: &[u64], seed: u8, num_starts: u64) {
+        let block_of = |x: u64| (local_start(x, num_starts) / BLOCK_SLOTS) as usize;
+        self.counts.clear();
+        self.counts
+            .resize(num_starts.div_ceil(BLOCK_SLOTS) as usize + 1, 0);
+        for &h in keys {
+            if let Some(count) = self.counts.get_mut(block_of(remix(h, seed))) {
+                *count += 1;
+            }
+        }
+        let mut next = 0u32;
+        for count in &mut self.counts {
+            (*count, next) = (next, next + *count);
+        }
+        self.sorted.clear();
+        self.sorted.resize(keys.len(), 0);
+        for &h in keys {
             let x = remix(h, seed);
-            let start = local_start(x, num_starts) as usize;
-            band.add(start, coeff_row(x), result_bits(x) & result_mask)
-                .is_ok()
-        })
-    })
+            if let Some(at) = self.counts.get_mut(block_of(x)) {
+                if let Some(slot) = self.sorted.get_mut(*at as usize) {
+                    *slot = x;
+                }
+                *at += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The measurement behind `config::OVERHEAD_TABLE` and BENCHMARKS.md's slot-overhead table: for shards of
+    /// `n` keys at each slot overhead, the share of seeds that solve the shard, the elimination steps per key
+    /// of a successful seed, and the steps per key including failed seeds (the construction cost). Keys are
+    /// random 64-bit hashes; each cell is 400 shards (fewer for large ones).
+    ///
+    /// `cargo test --release --lib -- --ignored ribbon_overhead_table --nocapture`
+    #[test]
+    #[ignore = "a measurement (minutes), not a check"]
+    fn ribbon_overhead_table() {
+        let overheads = [
+            0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.08, 0.15, 0.3,
+        ];
+        println!(
+            "| keys | overhead | success per seed | steps/key (solved) | steps/key (with retries) |"
+        );
+        println!("|---:|---:|---:|---:|---:|");
+        for n in [
+            32usize, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
+        ] {
+            let trials = (400 * 8192 / n).clamp(100, 2000) as u64;
+            for overhead in overheads {
+                let slots = ((n as f64 * (1.0 + overhead)).ceil() as u64).max(COEFF_BITS);
+                let (mut solved, mut solved_steps, mut all_steps) = (0u64, 0u64, 0u64);
+                let mut scratch = Scratch::default();
+                for trial in 0..trials {
+                    let keys: Vec<u64> = (0..n as u64).map(|i| remix(i ^ trial << 32, 1)).collect();
+                    scratch.band.steps = 0;
+                    // One seed per trial: the trial's keys are fresh, which is what a new seed gives.
+                    let ok = solve_one_seed(&mut scratch, &keys, slots, 8, 0);
+                    all_steps += scratch.band.steps;
+                    if ok {
+                        solved += 1;
+                        solved_steps += scratch.band.steps;
+                    }
+                }
+                let p = solved as f64 / trials as f64;
+                let per_key =
+                    |steps: u64, shards: u64| steps as f64 / (shards.max(1) * n as u64) as f64;
+                println!(
+                    "| {n} | {:.2} % | {:.3} | {:.1} | {:.1} |",
+                    overhead * 100.0,
+                    p,
+                    per_key(solved_steps, solved),
+                    per_key(all_steps, solved),
+                );
+                if p == 1.0 && overhead > 0.01 {
+                    break; // every larger overhead solves too
+                }
+            }
+        }
+    }
 }

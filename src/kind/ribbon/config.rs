@@ -3,7 +3,7 @@
 
 use super::directory;
 use super::row::COEFF_BITS;
-use super::solution::{Layout, MAX_COLUMNS};
+use super::solution::{BLOCK_SLOTS, Layout, MAX_COLUMNS};
 use crate::kind::fast_bloom::FastBloomParams;
 
 /// Keys per shard the writer aims for. Shards are independent Ribbon systems: small ones need little slot
@@ -12,21 +12,24 @@ use crate::kind::fast_bloom::FastBloomParams;
 pub(crate) const SHARD_TARGET_KEYS: u64 = 8192;
 
 /// Seeds tried per shard before construction gives up (and the builder falls back to FastBloom). At the
-/// default overhead a shard fails a seed about one time in ten, so 16 failures in a row (`10^-16`) are not
-/// expected in the lifetime of any store; a seed is one byte in the block, so up to 256 would be readable.
+/// default overheads a shard fails a seed at most one time in twelve, so 16 failures in a row (below
+/// `10^-17`) are not expected in the lifetime of any store; a seed is one byte in the block, so up to 256
+/// would be readable.
 pub(crate) const MAX_SEEDS: u8 = 16;
 
-/// Measured slot overhead (slots / keys − 1) by keys per shard, for about 90 % construction success per seed
-/// (`cargo test --release --lib -- --ignored ribbon_overhead_table --nocapture`; see BENCHMARKS.md). Between
-/// rows the overhead is interpolated in log2(keys).
-const OVERHEAD_TABLE: [(f64, f64); 9] = [
-    (32.0, 0.30),
-    (64.0, 0.15),
-    (128.0, 0.08),
-    (256.0, 0.04),
-    (512.0, 0.012),
-    (1024.0, 0.008),
-    (2048.0, 0.008),
+/// Slot overhead (slots / keys − 1) by keys per shard, chosen from the measured success rate per seed
+/// (`cargo test --release --lib -- --ignored ribbon_overhead_table --nocapture`; the table is in BENCHMARKS.md,
+/// "Ribbon"): about 92 % at the 4–8 Ki keys of a sharded filter, where a failed seed costs one shard, and at
+/// least 96 % for the single shard of a small filter, where it costs the whole construction. Lower overheads
+/// cost elimination steps much faster than they save space (8 Ki keys: 1.5 % → 19 steps per key, 1 % → 25,
+/// 0.5 % → 38). Between rows the overhead is interpolated in log2(keys); below 128 keys a shard has its minimum
+/// of 128 slots anyway.
+const OVERHEAD_TABLE: [(f64, f64); 7] = [
+    (128.0, 0.05),
+    (256.0, 0.02),
+    (512.0, 0.01),
+    (1024.0, 0.005),
+    (2048.0, 0.005),
     (4096.0, 0.01),
     (8192.0, 0.015),
 ];
@@ -83,7 +86,7 @@ pub(crate) fn columns_for_fpr(fpr: f64) -> (u32, f64) {
 ///
 /// Keys are split by hash into shards of about 8 Ki keys (`num_shards`); each shard is an independent Ribbon
 /// system with `slot_overhead` more slots than keys, and all shards share one solution of `num_blocks` blocks of
-/// 128 slots with `r` or `r + 1` result bits per slot. If a shard cannot be solved with any of 16 seeds,
+/// 64 slots with `r` or `r + 1` result bits per slot. If a shard cannot be solved with any of 16 seeds,
 /// the builder writes the FastBloom filter of [`fallback`](Self::fallback) instead.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RibbonPlan {
@@ -110,7 +113,7 @@ impl RibbonPlan {
         // Every shard needs room for at least one row (128 slots).
         let slots = ((n as f64 * (1.0 + overhead)).ceil() as u64).max(num_shards * COEFF_BITS);
         let total_slots = u32::try_from(slots).ok()?;
-        let num_blocks = u32::try_from(slots.div_ceil(COEFF_BITS)).ok()?;
+        let num_blocks = u32::try_from(slots.div_ceil(BLOCK_SLOTS)).ok()?;
         let (lower_columns, lower_fraction) = columns_for_fpr(fpr);
         let upper_start_block = (lower_fraction * f64::from(num_blocks)).round() as u32;
         Some(RibbonPlan {
@@ -144,7 +147,7 @@ impl RibbonPlan {
         self.layout.upper_start_block
     }
 
-    /// Number of 128-slot blocks of the solution.
+    /// Number of 64-slot blocks of the solution.
     #[must_use]
     pub fn num_blocks(&self) -> u32 {
         self.layout.num_blocks
@@ -266,8 +269,8 @@ mod tests {
         for &(keys, overhead) in &OVERHEAD_TABLE {
             assert!((default_slot_overhead(keys) - overhead).abs() < 1e-12);
         }
-        let mid = default_slot_overhead(90.5); // halfway between 64 and 128 in log2
-        assert!((mid - (0.15 + 0.08) / 2.0).abs() < 1e-3, "{mid}");
+        let mid = default_slot_overhead(5792.6); // halfway between 4096 and 8192 in log2
+        assert!((mid - (0.01 + 0.015) / 2.0).abs() < 1e-4, "{mid}");
     }
 
     #[test]
@@ -275,7 +278,7 @@ mod tests {
         let p = plan(1_000_000, 0.00955);
         assert_eq!(p.num_shards(), 123);
         assert!((p.slot_overhead() - default_slot_overhead(1e6 / 123.0)).abs() < 1e-5);
-        assert_eq!(p.num_blocks(), p.total_slots().div_ceil(128));
+        assert_eq!(p.num_blocks(), p.total_slots().div_ceil(64));
         assert_eq!(p.lower_columns(), 6);
         assert!((p.expected_fpr() / 0.00955 - 1.0).abs() < 0.001);
         let bits_per_key = p.payload_len() as f64 * 8.0 / 1e6;
@@ -284,7 +287,7 @@ mod tests {
         let tiny = plan(3, 0.01);
         assert_eq!(
             (tiny.num_shards(), tiny.total_slots(), tiny.num_blocks()),
-            (1, 128, 1)
+            (1, 128, 2)
         );
         assert!(RibbonPlan::for_keys(0, 0.01, None, FastBloomParams::for_keys(0, 10.0)).is_none());
         assert!(

@@ -10,8 +10,6 @@
 //! Shard `s` owns slots `lo(s) .. lo(s + 1)` (the last one up to `T`, the total), so a query reads 9 bytes at
 //! `5·s`: its own record and the next shard's first slot.
 
-use crate::le::LeReader;
-
 /// Bytes of one record: first slot (u32) and seed (u8).
 const RECORD_LEN: usize = 5;
 
@@ -35,13 +33,10 @@ pub(crate) const fn len(num_shards: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn shard(dir: &[u8], s: usize) -> Option<Shard> {
     let at = s.checked_mul(RECORD_LEN)?;
-    let mut r = LeReader::new(dir.get(at..)?);
-    let lo = r.u32()?;
-    let seed = r.u8()?;
-    let hi = r.u32()?;
+    let &[a, b, c, d, seed, e, f, g, h] = dir.get(at..)?.first_chunk::<{ RECORD_LEN + 4 }>()?;
     Some(Shard {
-        lo: u64::from(lo),
-        hi: u64::from(hi),
+        lo: u64::from(u32::from_le_bytes([a, b, c, d])),
+        hi: u64::from(u32::from_le_bytes([e, f, g, h])),
         seed,
     })
 }

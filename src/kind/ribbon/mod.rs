@@ -12,7 +12,7 @@
 //!   128-bit rows), so shards keep the slot overhead near 1.5 % at any key count, where one system of 10^7 keys
 //!   would need about 4.5 %; a shard that fails to solve is retried with another seed on its own; and a shard's
 //!   band fits in the L2 cache while it is built.
-//! * **Fractional bits per key.** The solution is stored in blocks of 128 slots, column by column
+//! * **Fractional bits per key.** The solution is stored in blocks of 64 slots, column by column
 //!   ([`solution`]); blocks before `upper_start_block` have `r` columns, the others `r + 1`, so any
 //!   false-positive rate between `2^-32` and `1/2` can be targeted.
 //! * **Construction** ([`build`]) groups the hashes by shard, bands each shard by on-the-fly Gaussian
@@ -20,6 +20,49 @@
 //!   solution. If a shard cannot be solved, the builder writes a FastBloom filter instead.
 //!
 //! The byte layout is FORMAT.md section 4.3; the sizes and the measurements behind them are in BENCHMARKS.md.
+
+/// Calls `$f::<M>($args…)` with the column count `$m` (the layout's `max_columns`, validated to
+/// `1..=MAX_COLUMNS`) turned into a compile-time constant, so each probe's column loop is unrolled. Any other
+/// value evaluates `$otherwise`, which must answer "may contain".
+macro_rules! dispatch_columns {
+    ($m:expr, otherwise $otherwise:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $m {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*),
+            11 => $f::<11>($($arg),*),
+            12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*),
+            14 => $f::<14>($($arg),*),
+            15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*),
+            17 => $f::<17>($($arg),*),
+            18 => $f::<18>($($arg),*),
+            19 => $f::<19>($($arg),*),
+            20 => $f::<20>($($arg),*),
+            21 => $f::<21>($($arg),*),
+            22 => $f::<22>($($arg),*),
+            23 => $f::<23>($($arg),*),
+            24 => $f::<24>($($arg),*),
+            25 => $f::<25>($($arg),*),
+            26 => $f::<26>($($arg),*),
+            27 => $f::<27>($($arg),*),
+            28 => $f::<28>($($arg),*),
+            29 => $f::<29>($($arg),*),
+            30 => $f::<30>($($arg),*),
+            31 => $f::<31>($($arg),*),
+            32 => $f::<32>($($arg),*),
+            _ => $otherwise,
+        }
+    };
+}
 
 mod banding;
 mod build;
@@ -40,7 +83,10 @@ use row::COEFF_BITS;
 use solution::{Layout, MAX_COLUMNS};
 
 /// The most blocks a Ribbon filter can have: directory entries are `u32` slot numbers.
-const MAX_BLOCKS: u32 = 1 << 25;
+const MAX_BLOCKS: u32 = 1 << 26;
+
+// `dispatch_columns!` enumerates exactly the column counts the format allows.
+const _: () = assert!(MAX_COLUMNS == 32);
 
 /// The parameters of a Ribbon filter, as stored in the trailer: the solution's shape and the shard count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,7 +123,7 @@ impl RibbonParams {
         self.layout.upper_start_block
     }
 
-    /// Number of 128-slot blocks of the solution.
+    /// Number of 64-slot blocks of the solution.
     #[must_use]
     pub const fn num_blocks(&self) -> u32 {
         self.layout.num_blocks
@@ -203,31 +249,11 @@ pub(crate) fn build_or_fallback(
 /// `params` validated against it by [`RibbonParams::decode`].
 ///
 /// One fastrange picks the shard, one 9-byte read gets its directory entry, a remix gives the row, and the
-/// probe reads the two 128-slot blocks the row spans. Anything impossible in the directory (a shard smaller
+/// probe reads the three 64-slot blocks the row spans. Anything impossible in the directory (a shard smaller
 /// than a row, or past the solution) answers "may contain"; an empty shard holds no key.
 #[inline]
 pub(crate) fn may_contain(block: &[u8], params: &RibbonParams, h: u64) -> bool {
-    let Some((solution, dir)) = block.split_at_checked(params.solution_len) else {
-        return true;
-    };
-    let Some(shard) = directory::shard(dir, row::shard_of(h, params.num_shards)) else {
-        return true;
-    };
-    if shard.hi == shard.lo {
-        return false;
-    }
-    if shard.hi < shard.lo + COEFF_BITS || shard.hi > params.layout.slots() {
-        return true;
-    }
-    let x = row::remix(h, shard.seed);
-    let start = shard.lo + row::local_start(x, shard.hi - shard.lo - (COEFF_BITS - 1));
-    solution::probe(
-        &params.layout,
-        solution,
-        start,
-        row::coeff_row(x),
-        row::result_bits(x),
-    )
+    dispatch_columns!(params.layout.max_columns(), otherwise true, query(block, params, h))
 }
 
 /// [`may_contain`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two).
@@ -237,9 +263,90 @@ pub(crate) fn may_contain_batch(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    for (answer, &h) in out.iter_mut().zip(hashes) {
-        *answer = may_contain(block, params, h);
+    dispatch_columns!(
+        params.layout.max_columns(),
+        otherwise out.fill(true),
+        query_batch(block, params, hashes, out)
+    );
+}
+
+/// [`may_contain_batch`] with the layout's column count `M` as a constant.
+///
+/// Each group of hashes is processed in two passes: the first locates every key's row and loads one byte of
+/// each cache line the probe will read, so that all of them are fetched from memory at the same time; the
+/// second probes, from the L1 cache. A single query cannot overlap its misses with the next one's this well.
+fn query_batch<const M: usize>(
+    block: &[u8],
+    params: &RibbonParams,
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    const GROUP: usize = 16;
+    for (hashes, out) in hashes.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+        let mut located = [None; GROUP];
+        let mut touched = 0u8;
+        for (place, &h) in located.iter_mut().zip(hashes) {
+            *place = locate(block, params, h);
+            if let Some((equation, solution)) = place {
+                touched ^= solution::touch::<M>(&params.layout, solution, equation.start);
+            }
+        }
+        // Keep the touching loads: their only purpose is to start the cache misses early.
+        core::hint::black_box(touched);
+        for ((answer, place), &h) in out.iter_mut().zip(located).zip(hashes) {
+            *answer = match place {
+                Some((equation, solution)) => {
+                    solution::probe::<M>(&params.layout, solution, &equation)
+                }
+                None => !block_holds_no_key(block, params, h),
+            };
+        }
     }
+}
+
+/// [`may_contain`] with the layout's column count `M` as a constant.
+#[inline(always)]
+fn query<const M: usize>(block: &[u8], params: &RibbonParams, h: u64) -> bool {
+    match locate(block, params, h) {
+        Some((row, solution)) => solution::probe::<M>(&params.layout, solution, &row),
+        None => !block_holds_no_key(block, params, h),
+    }
+}
+
+/// A key's equation in the solution: where its row starts, the row and the result bits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Equation {
+    start: u64,
+    row: u128,
+    result: u32,
+}
+
+/// The equation of the key with hash `h` and the solution it must satisfy, or `None` when there is nothing to
+/// probe: the key's shard is empty (it holds no key), or its directory entry is impossible (a shard smaller
+/// than a row, or past the solution), or the block is too short for its parameters.
+#[inline(always)]
+fn locate<'a>(block: &'a [u8], params: &RibbonParams, h: u64) -> Option<(Equation, &'a [u8])> {
+    let (solution, dir) = block.split_at_checked(params.solution_len)?;
+    let shard = directory::shard(dir, row::shard_of(h, params.num_shards))?;
+    if shard.hi < shard.lo + COEFF_BITS || shard.hi > params.layout.slots() {
+        return None;
+    }
+    let x = row::remix(h, shard.seed);
+    let start = shard.lo + row::local_start(x, shard.hi - shard.lo - (COEFF_BITS - 1));
+    let equation = Equation {
+        start,
+        row: row::coeff_row(x),
+        result: row::result_bits(x),
+    };
+    Some((equation, solution))
+}
+
+/// Whether [`locate`] found nothing to probe because the key's shard is empty, the one case that answers
+/// "absent"; everything else it cannot probe answers "may contain".
+#[cold]
+fn block_holds_no_key(block: &[u8], params: &RibbonParams, h: u64) -> bool {
+    let dir = block.get(params.solution_len..).unwrap_or_default();
+    directory::shard(dir, row::shard_of(h, params.num_shards)).is_some_and(|s| s.hi == s.lo)
 }
 
 #[cfg(test)]

@@ -24,14 +24,14 @@ pub(crate) fn shard_of(h: u64, num_shards: u32) -> usize {
     ((u128::from(h) * u128::from(num_shards)) >> 64) as usize
 }
 
-/// The key hash remixed with its shard's seed. For each seed this is a bijection of `h` (an xor with a constant,
-/// then two xor-shift-multiply rounds), so distinct key hashes stay distinct, and each seed gives every key of
-/// the shard a fresh start, row and result.
+/// The key hash remixed with its shard's seed. For each seed this is a bijection of `h` (an xor with a
+/// seed-dependent constant, an odd multiplication and an xor-shift), so distinct key hashes stay distinct and
+/// each seed gives every key of the shard a fresh start, row and result. One round suffices because `h` is
+/// already a strong hash (xxh3); the round only has to move every input bit into the high bits that pick the
+/// start.
 #[inline(always)]
 pub(crate) fn remix(h: u64, seed: u8) -> u64 {
-    let mut z = h ^ (u64::from(seed) + 1).wrapping_mul(MIX);
-    z = (z ^ (z >> 32)).wrapping_mul(FMIX_C);
-    z = (z ^ (z >> 32)).wrapping_mul(FMIX_C);
+    let z = (h ^ (u64::from(seed) + 1).wrapping_mul(MIX)).wrapping_mul(FMIX_C);
     z ^ (z >> 32)
 }
 

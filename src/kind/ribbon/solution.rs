@@ -1,19 +1,26 @@
-//! The solution: `r` (or `r + 1`) bits per slot, stored column by column in blocks of 128 slots ("interleaved",
-//! as RocksDB's `InterleavedSolutionStorage`), so a query reads whole 128-bit words and computes each result
-//! bit as the parity of one AND.
+//! The solution: `r` (or `r + 1`) bits per slot, stored column by column in blocks of 64 slots ("interleaved",
+//! as RocksDB's `InterleavedSolutionStorage`), so a query reads whole 64-bit words and computes each result
+//! bit as the parity of three ANDs.
 //!
-//! Block `b` covers slots `128·b .. 128·b + 128` and holds one 16-byte little-endian word per column; bit `k`
-//! of column `i`'s word is column `i` of slot `128·b + k`. Blocks before `upper_start_block` have
-//! `lower_columns` columns, the others one more, which is how a filter reaches a fractional number of bits per
-//! key: a query starting in a lower block compares `r` result bits (false-positive rate `2^-r`), one starting
-//! in an upper block `r + 1`. Blocks are stored one after the other, so block `b` starts at word
+//! Block `b` covers slots `64·b .. 64·b + 64` and holds one 8-byte little-endian word per column; bit `k` of
+//! column `i`'s word is column `i` of slot `64·b + k`. Blocks before `upper_start_block` have `lower_columns`
+//! columns, the others one more, which is how a filter reaches a fractional number of bits per key: a query
+//! starting in a lower block compares `r` result bits (false-positive rate `2^-r`), one starting in an upper
+//! block `r + 1`. Blocks are stored one after the other, so block `b` starts at word
 //! `b·(r + 1) − min(b, upper_start_block)`.
+//!
+//! A 128-bit row starting at bit `k` of block `b` spans blocks `b`, `b + 1` and (unless `k = 0`) `b + 2`: three
+//! words per column, about three cache lines per query at 7 columns. (Blocks of 128 slots, as in RocksDB, need
+//! four words per column and touch four or five lines.)
 
+use super::Equation;
 use super::banding::Banding;
-use super::row::COEFF_BITS;
+
+/// Slots per block: one 64-bit word per column.
+pub(crate) const BLOCK_SLOTS: u64 = 64;
 
 /// Bytes of one column word.
-const WORD_BYTES: usize = 16;
+const WORD_BYTES: usize = 8;
 
 /// The most columns a block can have: result bits are a `u32`.
 pub(crate) const MAX_COLUMNS: u32 = 32;
@@ -25,7 +32,7 @@ pub(crate) struct Layout {
     pub(crate) lower_columns: u32,
     /// The first block with `r + 1` columns; `num_blocks` when every block has `r`.
     pub(crate) upper_start_block: u32,
-    /// Number of 128-slot blocks.
+    /// Number of 64-slot blocks.
     pub(crate) num_blocks: u32,
 }
 
@@ -56,7 +63,7 @@ impl Layout {
 
     /// Number of slots (the blocks' capacity).
     pub(crate) fn slots(&self) -> u64 {
-        u64::from(self.num_blocks) * COEFF_BITS
+        u64::from(self.num_blocks) * BLOCK_SLOTS
     }
 
     /// Length of the solution in bytes.
@@ -81,33 +88,26 @@ impl Layout {
     }
 }
 
-/// Parity of the bits of `v`, as 0 or 1.
+/// Parity of the bits of `v`, as 0 or 1. Two xor-shifts leave each nibble's parity in its lowest bit; one
+/// multiplication by `0x1111…` sums those 16 bits into the top nibble (no carry crosses a nibble below it, as
+/// each partial sum is at most 15), whose lowest bit is the parity. (Written out rather than as
+/// `count_ones() & 1`: without the `popcnt` instruction LLVM turns that into a full SWAR popcount.)
 #[inline(always)]
-fn parity(v: u128) -> u32 {
-    ((v as u64) ^ ((v >> 64) as u64)).count_ones() & 1
-}
-
-/// Byte offset of the column word with index `word`, if it is addressable at all.
-#[inline(always)]
-fn word_offset(word: u64) -> Option<usize> {
-    usize::try_from(word).ok()?.checked_mul(WORD_BYTES)
-}
-
-/// The column word with index `word`, or 0 past the end of `solution`.
-#[inline(always)]
-fn load(solution: &[u8], word: u64) -> u128 {
-    word_offset(word)
-        .and_then(|at| solution.get(at..)?.first_chunk::<WORD_BYTES>())
-        .map_or(0, |bytes| u128::from_le_bytes(*bytes))
+fn parity(v: u64) -> u64 {
+    const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;
+    let v = v ^ (v >> 1);
+    let v = v ^ (v >> 2);
+    ((v & NIBBLE_LOW_BITS).wrapping_mul(NIBBLE_LOW_BITS) >> 60) & 1
 }
 
 /// ORs `bits` into the column word with index `word` (ignored past the end of `solution`).
 #[inline(always)]
-fn or_into(solution: &mut [u8], word: u64, bits: u128) {
-    if let Some(bytes) =
-        word_offset(word).and_then(|at| solution.get_mut(at..)?.first_chunk_mut::<WORD_BYTES>())
-    {
-        *bytes = (u128::from_le_bytes(*bytes) | bits).to_le_bytes();
+fn or_into(solution: &mut [u8], word: u64, bits: u64) {
+    let at = usize::try_from(word)
+        .ok()
+        .and_then(|w| w.checked_mul(WORD_BYTES));
+    if let Some(bytes) = at.and_then(|at| solution.get_mut(at..)?.first_chunk_mut::<WORD_BYTES>()) {
+        *bytes = (u64::from_le_bytes(*bytes) | bits).to_le_bytes();
     }
 }
 
@@ -119,58 +119,124 @@ fn or_into(solution: &mut [u8], word: u64, bits: u128) {
 /// Every column is solved in every block (lower blocks simply do not store their last column): the band was
 /// built with `max_columns` result bits for every row, so the full solution satisfies every row in every
 /// column, and each query only checks the columns its block stores.
-pub(crate) fn back_substitute(
+///
+/// `M` is [`Layout::max_columns`], a constant so that the column loop is unrolled.
+pub(crate) fn back_substitute<const M: usize>(
     layout: &Layout,
     solution: &mut [u8],
     first_slot: u64,
     band: &Banding,
 ) {
-    let columns = layout.max_columns() as usize;
     // window[i] bit k = column i of slot (current + k): the 128 solution bits a pivot's row can touch.
-    let mut window = [0u128; MAX_COLUMNS as usize];
+    let mut window = [0u128; M];
     let pivots = band.rows().iter().zip(band.results()).enumerate().rev();
     for (offset, (&row, &result)) in pivots {
         let slot = first_slot + offset as u64;
         let tail = row >> 1; // the row's bits for the slots above this one
-        for (i, column) in window.iter_mut().take(columns).enumerate() {
-            let bit = (result >> i) ^ parity(*column & tail);
+        for (i, column) in window.iter_mut().enumerate() {
+            let above = *column & tail;
+            let bit = u64::from(result >> i) ^ parity(above as u64 ^ (above >> 64) as u64);
             *column = (*column << 1) | u128::from(bit & 1);
         }
-        // The window now starts at `slot`: store it when that is the first slot of a block or of the shard.
-        if slot.is_multiple_of(COEFF_BITS) || offset == 0 {
-            let block = slot / COEFF_BITS;
+        // The window now starts at `slot`: store its block's part when that is the first slot of a block or
+        // of the shard (the bits above the block were stored when the window passed their block).
+        if slot.is_multiple_of(BLOCK_SLOTS) || offset == 0 {
+            let block = slot / BLOCK_SLOTS;
             let first = layout.first_word(block);
-            let shift = (slot % COEFF_BITS) as u32;
+            let shift = (slot % BLOCK_SLOTS) as u32;
             for (i, column) in window
                 .iter()
                 .take(layout.columns(block) as usize)
                 .enumerate()
             {
-                or_into(solution, first + i as u64, column << shift);
+                or_into(solution, first + i as u64, (column << shift) as u64);
             }
         }
     }
 }
 
-/// Whether the row starting at slot `start` reproduces `result` in every column of its block: the query.
-///
-/// The row spans the block of `start` and the next one; each column's bit is the parity of the row masked
-/// against the two words. The loop runs `max_columns` times whatever the block (a fixed trip count per
-/// filter, so it predicts perfectly) and the column count of this block only selects which bits are compared.
-/// Words past the end of the solution read as 0; they only ever meet a zero mask or an uncompared column.
+/// The first column words of block `block` and the two after it: the blocks a row starting in `block` spans.
 #[inline(always)]
-pub(crate) fn probe(layout: &Layout, solution: &[u8], start: u64, row: u128, result: u32) -> bool {
-    let block = start / COEFF_BITS;
-    let bit = (start % COEFF_BITS) as u32;
-    let columns = layout.columns(block);
+fn spanned_blocks(layout: &Layout, block: u64) -> [u64; 3] {
     let first = layout.first_word(block);
-    let next = first + u64::from(columns); // the next block's first word
-    let mask_here = row << bit;
-    let mask_next = (row >> 1) >> (127 - bit); // row >> (128 - bit), and 0 when bit == 0
+    let second = first + u64::from(layout.columns(block));
+    [first, second, second + u64::from(layout.columns(block + 1))]
+}
+
+/// Loads one byte of each cache line that [`probe`] reads for a row starting at `start`, and returns them
+/// folded together (for the caller to keep alive): issued for many keys before probing them, these loads
+/// overlap their cache misses.
+#[inline(always)]
+pub(crate) fn touch<const M: usize>(layout: &Layout, solution: &[u8], start: u64) -> u8 {
+    let [first, _, third] = spanned_blocks(layout, start / BLOCK_SLOTS);
+    let byte = |word: u64| {
+        usize::try_from(word)
+            .ok()
+            .and_then(|w| w.checked_mul(WORD_BYTES))
+    };
+    let (Some(from), Some(to)) = (byte(first), byte(third + M as u64)) else {
+        return 0;
+    };
+    // The words span at most `3·M·8` bytes: one load per 64 bytes and one at the end reach every line.
+    let mut folded = solution.get(to.saturating_sub(1)).copied().unwrap_or(0);
+    for line in 0..(3 * M * WORD_BYTES).div_ceil(CACHE_LINE) {
+        let at = from + line * CACHE_LINE;
+        if at < to {
+            folded ^= solution.get(at).copied().unwrap_or(0);
+        }
+    }
+    folded
+}
+
+/// Bytes per cache line on every mainstream CPU.
+const CACHE_LINE: usize = 64;
+
+/// No column words: what a block past the end of the solution reads as.
+const ZEROS: [[u8; WORD_BYTES]; MAX_COLUMNS as usize] = [[0; WORD_BYTES]; MAX_COLUMNS as usize];
+
+/// `M` consecutive column words from index `at`, or, past the end of the solution, `M` zero words (which only
+/// ever meet a zero mask or an uncompared column).
+#[inline(always)]
+fn words<const M: usize>(solution: &[[u8; WORD_BYTES]], at: u64) -> &[[u8; WORD_BYTES]; M] {
+    let found = usize::try_from(at)
+        .ok()
+        .and_then(|at| solution.get(at..)?.first_chunk::<M>());
+    found
+        .or_else(|| ZEROS.first_chunk::<M>())
+        .unwrap_or(&[[0; WORD_BYTES]; M])
+}
+
+/// Whether the row starting at slot `start` reproduces `result` in every column of its block: the query, with
+/// `M` = [`Layout::max_columns`] (a compile-time constant, so the column loop is unrolled and its loads are not
+/// bounds-checked one by one).
+///
+/// Each column's bit is the parity of the row masked against the three words it spans. All `M` columns are
+/// computed whatever the block (no branch on the data); the block's column count only selects which bits are
+/// compared. For a lower block the `M`-th word read is the next block's first word, which is never compared.
+/// (The last blocks of a solution read as zeros if `M` words are not there; a row never needs them, since
+/// shards end `127` slots after their last start.)
+#[inline(always)]
+pub(crate) fn probe<const M: usize>(layout: &Layout, solution: &[u8], equation: &Equation) -> bool {
+    let Equation { start, row, result } = *equation;
+    let (solution, _) = solution.as_chunks::<WORD_BYTES>();
+    let block = start / BLOCK_SLOTS;
+    let bit = (start % BLOCK_SLOTS) as u32;
+    let columns = layout.columns(block);
+    let [first, second, third] = spanned_blocks(layout, block);
+    let (here, next, last) = (
+        words::<M>(solution, first),
+        words::<M>(solution, second),
+        words::<M>(solution, third),
+    );
+    let shifted = row << bit;
+    let (mask_here, mask_next) = (shifted as u64, (shifted >> 64) as u64);
+    let mask_last = ((row >> 1) >> (127 - bit)) as u64; // row >> (128 - bit), and 0 when bit == 0
     let mut found = 0u64;
-    for i in 0..u64::from(layout.max_columns()) {
-        let v = (load(solution, first + i) & mask_here) ^ (load(solution, next + i) & mask_next);
-        found |= u64::from(parity(v)) << i;
+    for (i, ((a, b), c)) in here.iter().zip(next).zip(last).enumerate() {
+        let v = (u64::from_le_bytes(*a) & mask_here)
+            ^ (u64::from_le_bytes(*b) & mask_next)
+            ^ (u64::from_le_bytes(*c) & mask_last);
+        found |= parity(v) << i;
     }
     // At most 33 columns even for parameters that failed validation, so the shifts stay in range.
     let compared = u64::MAX >> (64 - columns.min(MAX_COLUMNS));
@@ -199,21 +265,23 @@ mod tests {
         assert_eq!(l.max_columns(), 7);
         let firsts: Vec<u64> = (0..=5).map(|b| l.first_word(b)).collect();
         assert_eq!(firsts, [0, 6, 12, 18, 25, 32]);
-        assert_eq!(l.len_bytes(), 32 * 16);
+        assert_eq!(l.len_bytes(), 32 * 8);
+        assert_eq!(l.slots(), 5 * 64);
         assert_eq!(layout(6, 5, 5).max_columns(), 6);
-        assert_eq!(layout(6, 0, 5).len_bytes(), 5 * 7 * 16);
+        assert_eq!(layout(6, 0, 5).len_bytes(), 5 * 7 * 8);
         assert!((l.lower_fraction() - 0.6).abs() < 1e-12);
         let want = 0.6 / 64.0 + 0.4 / 128.0;
         assert!((l.false_positive_rate() - want).abs() < 1e-15);
     }
 
-    /// A band whose rows are given explicitly, solved and then queried: every row must reproduce its result
-    /// in its block's columns, across a block boundary and a lower/upper boundary.
+    /// A band of explicit rows, solved and then queried: every row must reproduce its result in its block's
+    /// columns, across block boundaries and the lower/upper boundary, in a shard that starts and ends inside
+    /// a block.
     #[test]
     fn back_substitution_satisfies_every_row() {
-        let l = layout(3, 2, 4); // blocks 0, 1: 3 columns; blocks 2, 3: 4 columns
+        let l = layout(3, 3, 8); // blocks 0..3: 3 columns; blocks 3..8: 4 columns
         let first_slot = 40;
-        let slots = 4 * 128 - first_slot as usize - 5;
+        let slots = 8 * 64 - first_slot as usize - 5;
         let mut band = Banding::default();
         band.reset(slots);
         let mut rows = Vec::new();
@@ -229,34 +297,57 @@ mod tests {
         }
         assert!(rows.len() > slots - 40, "{}", rows.len());
         let mut solution = vec![0u8; l.len_bytes() as usize];
-        back_substitute(&l, &mut solution, first_slot, &band);
+        back_substitute::<4>(&l, &mut solution, first_slot, &band);
         for &(start, row, result) in &rows {
             let global = first_slot + start as u64;
-            let columns = l.columns(global / 128);
+            let columns = l.columns(global / BLOCK_SLOTS);
             let want = result & (u32::MAX >> (32 - columns));
-            assert!(probe(&l, &solution, global, row, want), "row at {global}");
+            let equation = |result| Equation {
+                start: global,
+                row,
+                result,
+            };
+            assert!(
+                probe::<4>(&l, &solution, &equation(want)),
+                "row at {global}"
+            );
             // Flipping any compared result bit must make it fail: the probe really compares.
-            assert!(!probe(&l, &solution, global, row, want ^ 1));
-            assert!(!probe(
+            assert!(!probe::<4>(&l, &solution, &equation(want ^ 1)));
+            assert!(!probe::<4>(
                 &l,
                 &solution,
-                global,
-                row,
-                want ^ (1 << (columns - 1))
+                &equation(want ^ (1 << (columns - 1)))
             ));
         }
         // Bits outside the shard stay zero.
-        let first_word_bits = u128::from_le_bytes(solution[..16].try_into().unwrap());
-        assert_eq!(first_word_bits & ((1u128 << first_slot) - 1), 0);
+        let first_word_bits = u64::from_le_bytes(solution[..8].try_into().unwrap());
+        assert_eq!(first_word_bits & ((1u64 << first_slot) - 1), 0);
     }
 
     #[test]
     fn probes_past_the_end_never_panic() {
         let l = layout(8, 1, 1);
-        let solution = vec![0xFFu8; 16 * 8];
-        for start in [0u64, 1, 127, 128, 1 << 20, u64::from(u32::MAX)] {
-            let _ = probe(&l, &solution, start, u128::MAX, 0);
-            let _ = probe(&l, &[], start, u128::MAX, 0);
+        let solution = vec![0xFFu8; 8 * 8];
+        for start in [
+            0u64,
+            1,
+            63,
+            64,
+            127,
+            128,
+            1 << 20,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            let equation = Equation {
+                start,
+                row: u128::MAX,
+                result: 0,
+            };
+            let _ = probe::<9>(&l, &solution, &equation);
+            let _ = probe::<9>(&l, &[], &equation);
+            let _ = touch::<9>(&l, &solution, start);
+            let _ = touch::<9>(&l, &[], start);
         }
     }
 }
