@@ -1,4 +1,4 @@
-//! Build and query speed of FastBloom against its Rust peers, in one criterion run.
+//! Build and query speed of FastBloom and Ribbon against their Rust peers, in one criterion run.
 //!
 //! Every figure is nanoseconds per key *including hashing*, at 10 bits/key, for n = 10^6 (the filter fits in
 //! L2/L3) and n = 10^7 (it does not fit in L2 and mostly not in the TLB). Queries run over 10^6 keys per
@@ -12,10 +12,11 @@ mod common;
 use std::hint::black_box;
 use std::time::Duration;
 
-use common::{BinaryFuse8, FastBloom, Filter, Keys, LevelDb, Ours, Sbbf};
+use common::{BinaryFuse8, BinaryFuse16, FastBloom, Filter, Keys, LevelDb, Ours, OursRibbon, Sbbf};
 use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
 };
+use sstfilter::FilterBlock;
 
 /// Keys queried per iteration.
 const QUERIES: usize = 1_000_000;
@@ -43,6 +44,21 @@ fn bench_query<F: Filter>(group: &mut BenchmarkGroup<'_, WallTime>, filter: &F, 
     });
 }
 
+fn bench_batch(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    block: &FilterBlock<Vec<u8>>,
+    keys: &[&[u8]],
+) {
+    let mut results = vec![false; keys.len()];
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            block.may_contain_batch(black_box(keys), &mut results);
+            results.iter().filter(|&&r| r).count()
+        })
+    });
+}
+
 fn build(c: &mut Criterion) {
     for (n, label) in sizes() {
         let keys = Keys::present(n);
@@ -56,6 +72,8 @@ fn build(c: &mut Criterion) {
         bench_build::<Sbbf>(&mut group, &keys);
         bench_build::<BinaryFuse8>(&mut group, &keys);
         bench_build::<LevelDb>(&mut group, &keys);
+        bench_build::<OursRibbon>(&mut group, &keys);
+        bench_build::<BinaryFuse16>(&mut group, &keys);
         group.finish();
     }
 }
@@ -70,6 +88,8 @@ fn query(c: &mut Criterion) {
         let sbbf = Sbbf::build(&keys);
         let fuse = BinaryFuse8::build(&keys);
         let leveldb = LevelDb::build(&keys);
+        let ribbon = OursRibbon::build(&keys);
+        let fuse16 = BinaryFuse16::build(&keys);
         drop(keys);
         for (kind, queries) in [("hit", &hits), ("miss", &misses)] {
             let mut group = c.benchmark_group(format!("query/{label}/{kind}"));
@@ -79,18 +99,24 @@ fn query(c: &mut Criterion) {
             group.measurement_time(Duration::from_secs(3));
             bench_query(&mut group, &ours, queries);
             let slices = queries.slices(queries.len());
-            let mut results = vec![false; slices.len()];
-            group.bench_function("sstfilter FastBloom (batch)", |b| {
-                b.iter(|| {
-                    ours.block()
-                        .may_contain_batch(black_box(&slices), &mut results);
-                    results.iter().filter(|&&r| r).count()
-                })
-            });
+            bench_batch(
+                &mut group,
+                "sstfilter FastBloom (batch)",
+                ours.block(),
+                &slices,
+            );
             bench_query(&mut group, &fast, queries);
             bench_query(&mut group, &sbbf, queries);
             bench_query(&mut group, &fuse, queries);
             bench_query(&mut group, &leveldb, queries);
+            bench_query(&mut group, &ribbon, queries);
+            bench_batch(
+                &mut group,
+                "sstfilter Ribbon (batch)",
+                ribbon.block(),
+                &slices,
+            );
+            bench_query(&mut group, &fuse16, queries);
             group.finish();
         }
     }

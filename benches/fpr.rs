@@ -1,12 +1,15 @@
-//! Space and false-positive rate of FastBloom and its peers at 10 bits/key (not a timing benchmark: it prints
-//! a Markdown table for BENCHMARKS.md).
+//! Space and false-positive rate of FastBloom, Ribbon and their peers (not a timing benchmark: it prints a
+//! Markdown table for BENCHMARKS.md). FastBloom and the Bloom peers get 10 bits/key; Ribbon runs at FastBloom's
+//! rate at 10 bits/key and at the xor filters' rates, 2^-8 and 2^-16.
 //!
 //! `cargo bench --bench fpr` measures n = 10^6 and 10^7 keys against 10^7 absent keys of the same shape.
 //! `SSTFILTER_BENCH_SIZES=1M` limits the key counts; `SSTFILTER_FPR_QUERIES` sets the number of absent keys.
 
 mod common;
 
-use common::{BinaryFuse8, FastBloom, Filter, Keys, LevelDb, Ours, Sbbf};
+use common::{
+    BinaryFuse8, BinaryFuse16, FastBloom, Filter, Keys, LevelDb, Ours, OursRibbonAt, Sbbf,
+};
 
 fn row<F: Filter>(keys: &Keys, absent: &Keys, extra: &str) {
     let filter = F::build(keys);
@@ -23,6 +26,24 @@ fn row<F: Filter>(keys: &Keys, absent: &Keys, extra: &str) {
         fpr * 100.0,
         overhead * 100.0
     );
+}
+
+/// A Ribbon row, with the theory from the block's parameters.
+fn ribbon_row<const LOG2_INV_FPR: i32>(keys: &Keys, absent: &Keys) {
+    let filter = OursRibbonAt::<LOG2_INV_FPR>::build(keys);
+    let block = filter.block();
+    let theory = match block.params() {
+        sstfilter::KindParams::Ribbon(p) => format!(
+            "{:.4} % (r = {}, {} of {} blocks with r + 1)",
+            block.expected_fpr() * 100.0,
+            p.lower_columns(),
+            p.num_blocks() - p.upper_start_block(),
+            p.num_blocks()
+        ),
+        _ => format!("{} (fallback)", block.kind()),
+    };
+    drop(filter);
+    row::<OursRibbonAt<LOG2_INV_FPR>>(keys, absent, &theory);
 }
 
 fn main() {
@@ -56,5 +77,9 @@ fn main() {
         row::<Sbbf>(&keys, &absent, "");
         row::<BinaryFuse8>(&keys, &absent, "2^-8 = 0.3906 %");
         row::<LevelDb>(&keys, &absent, "");
+        ribbon_row::<0>(&keys, &absent);
+        ribbon_row::<8>(&keys, &absent);
+        ribbon_row::<16>(&keys, &absent);
+        row::<BinaryFuse16>(&keys, &absent, "2^-16 = 0.0015 %");
     }
 }

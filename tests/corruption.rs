@@ -1,7 +1,10 @@
 //! Every truncation and every single-bit flip of a few blocks: `open`/`verify` reject it, or the block still
 //! answers "may contain" for all of its keys. Nothing panics, whatever the bytes.
 
-use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, key_hash};
+use sstfilter::{
+    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, KindParams, RibbonPolicy,
+    key_hash,
+};
 
 struct Case {
     name: &'static str,
@@ -62,53 +65,158 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
         case("1000 keys at 3.3 bits/key", 1000, 3.3),
         case("300 keys at 32 bits/key", 300, 32.0),
     ];
-    for Case { name, keys, block } in &cases {
-        let mut truncations = Tally::default();
-        for len in 0..block.len() {
-            check(
-                &block[..len],
-                keys,
-                &mut truncations,
-                &format!("{name}, truncated to {len}"),
-            );
-        }
-        // A truncated block can never pass both checks: its trailer is gone or shifted.
-        assert_eq!(truncations.harmless, 0, "{name}: {truncations:?}");
+    cases.iter().for_each(truncate_and_flip_every_bit);
+}
 
-        let mut flips = Tally::default();
-        let mut damaged = block.clone();
-        for bit in 0..block.len() * 8 {
-            damaged[bit / 8] ^= 1 << (bit % 8);
-            check(
-                &damaged,
-                keys,
-                &mut flips,
-                &format!("{name}, bit {bit} flipped"),
-            );
-            damaged[bit / 8] ^= 1 << (bit % 8);
-        }
-        // CRC32 detects every single-bit error, so no flipped block passes both checks.
-        assert_eq!(flips.harmless, 0, "{name}: {flips:?}");
-        println!(
-            "{name} ({} bytes): truncations {truncations:?}; bit flips {flips:?}",
-            block.len()
+/// Every truncation and every single-bit flip of one block: each is rejected or harmless, never a panic.
+fn truncate_and_flip_every_bit(Case { name, keys, block }: &Case) {
+    let mut truncations = Tally::default();
+    for len in 0..block.len() {
+        check(
+            &block[..len],
+            keys,
+            &mut truncations,
+            &format!("{name}, truncated to {len}"),
         );
     }
+    // A truncated block can never pass both checks: its trailer is gone or shifted.
+    assert_eq!(truncations.harmless, 0, "{name}: {truncations:?}");
+
+    let mut flips = Tally::default();
+    let mut damaged = block.clone();
+    for bit in 0..block.len() * 8 {
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        check(
+            &damaged,
+            keys,
+            &mut flips,
+            &format!("{name}, bit {bit} flipped"),
+        );
+        damaged[bit / 8] ^= 1 << (bit % 8);
+    }
+    // CRC32 detects every single-bit error, so no flipped block passes both checks.
+    assert_eq!(flips.harmless, 0, "{name}: {flips:?}");
+    println!(
+        "{name} ({} bytes): truncations {truncations:?}; bit flips {flips:?}",
+        block.len()
+    );
 }
 
 #[test]
 fn arbitrary_trailers_never_panic() {
     // Every value of each single trailer byte, on top of a valid block.
-    let Case { keys, block, .. } = case("100 keys", 100, 10.0);
+    every_value_of_every_trailer_byte(&case("100 keys", 100, 10.0));
+}
+
+/// Every value of each single trailer byte, on top of a valid block.
+fn every_value_of_every_trailer_byte(Case { name, keys, block }: &Case) {
     let trailer_start = block.len() - sstfilter::TRAILER_LEN;
     let mut tally = Tally::default();
     for at in trailer_start..block.len() {
         for value in 0..=255u8 {
             let mut damaged = block.clone();
             damaged[at] = value;
-            check(&damaged, &keys, &mut tally, &format!("byte {at} = {value}"));
+            check(
+                &damaged,
+                keys,
+                &mut tally,
+                &format!("{name}: byte {at} = {value}"),
+            );
         }
     }
     // Only the original value of each byte yields a block that passes both checks.
-    assert_eq!(tally.harmless, sstfilter::TRAILER_LEN, "{tally:?}");
+    assert_eq!(tally.harmless, sstfilter::TRAILER_LEN, "{name}: {tally:?}");
+}
+
+// --- Ribbon (kind 2) ---
+
+/// A Ribbon block of `n` keys; the case checks every `stride`-th of them after each damage (a block that
+/// passes both checks is the original, so a sample of keys is as good a witness as all of them).
+fn ribbon_case(name: &'static str, n: usize, stride: usize, policy: RibbonPolicy) -> Case {
+    let keys: Vec<Vec<u8>> = (0..n).map(|i| format!("key-{i:06}").into_bytes()).collect();
+    let mut builder = FilterBlockBuilder::new(policy);
+    for k in &keys {
+        builder.add_key(k);
+    }
+    let block = builder.finish();
+    let kind = FilterBlock::open(&block[..]).map(|f| f.kind());
+    assert_eq!(
+        kind,
+        Ok(FilterKind::Ribbon),
+        "{name} must be a Ribbon block to test Ribbon"
+    );
+    let keys = keys.into_iter().step_by(stride).collect();
+    Case { name, keys, block }
+}
+
+#[test]
+fn ribbon_blocks_every_truncation_and_bit_flip_is_caught_or_harmless() {
+    [
+        // One shard, fractional columns (6 and 7).
+        ribbon_case(
+            "Ribbon, 300 keys at Bloom-equivalent 10",
+            300,
+            1,
+            RibbonPolicy::new(10.0),
+        ),
+        // Two shards (and so a directory with an interior boundary), one column count (8).
+        ribbon_case(
+            "Ribbon, 9000 keys at 2^-8",
+            9000,
+            30,
+            RibbonPolicy::with_fpr(2f64.powi(-8)),
+        ),
+        // Wide results: 16 and 17 columns.
+        ribbon_case(
+            "Ribbon, 500 keys at 1e-5",
+            500,
+            1,
+            RibbonPolicy::with_fpr(1e-5),
+        ),
+    ]
+    .iter()
+    .for_each(truncate_and_flip_every_bit);
+}
+
+#[test]
+fn ribbon_arbitrary_trailers_never_panic() {
+    every_value_of_every_trailer_byte(&ribbon_case(
+        "Ribbon, 2000 keys",
+        2000,
+        1,
+        RibbonPolicy::new(10.0),
+    ));
+}
+
+#[test]
+fn ribbon_arbitrary_directories_never_panic() {
+    // Directory bytes are payload: `open` does not read them, so every value of each must leave queries in
+    // bounds. (A wrong value inside the valid ranges can lose keys; only `verify` catches that, as it does any
+    // payload corruption.)
+    let Case { name, keys, block } =
+        ribbon_case("Ribbon, 9000 keys", 9000, 1, RibbonPolicy::new(10.0));
+    let params = match *FilterBlock::open(&block[..]).unwrap().params() {
+        KindParams::Ribbon(p) => p,
+        _ => unreachable!(),
+    };
+    let directory = 5 * params.num_shards() as usize + 4;
+    let directory_start = block.len() - sstfilter::TRAILER_LEN - directory;
+    let mut tally = Tally::default();
+    for at in directory_start..directory_start + directory {
+        for value in [0u8, 1, 0x7F, 0x80, 0xFF] {
+            let mut damaged = block.clone();
+            damaged[at] ^= value;
+            check(
+                &damaged,
+                &keys,
+                &mut tally,
+                &format!("{name}: directory byte {at} ^ {value}"),
+            );
+        }
+    }
+    assert_eq!(tally.rejected_by_open, 0, "{tally:?}");
+    assert_eq!(
+        tally.harmless, directory,
+        "only the unchanged bytes pass the checksum: {tally:?}"
+    );
 }

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use sstfilter::RibbonPolicy;
 use sstfilter::{
     FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
 };
@@ -22,6 +23,10 @@ const REQUIRED: &[&str] = &[
     "v1-fastbloom-n1000-bpk16.hex",
     "v1-fastbloom-n200-bpk1.hex",
     "v1-fastbloom-n50-bpk32.hex",
+    "v1-ribbon-n300-bpk10.hex",
+    "v1-ribbon-n1000-bpk7.5.hex",
+    "v1-ribbon-n2000-bpk16.hex",
+    "v1-ribbon-n10000-bpk10.hex",
 ];
 
 struct Golden {
@@ -44,6 +49,7 @@ fn parse_name(name: &str) -> Golden {
             .expect("version"),
         kind: match kind {
             "fastbloom" => FilterKind::FastBloom,
+            "ribbon" => FilterKind::Ribbon,
             other => panic!("{name}: unknown kind {other}"),
         },
         keys: keys
@@ -64,6 +70,7 @@ fn keys(n: usize) -> Vec<Vec<u8>> {
 fn policy(golden: &Golden) -> Box<dyn FilterPolicy> {
     match golden.kind {
         FilterKind::FastBloom => Box::new(FastBloomPolicy::new(golden.bits_per_key)),
+        FilterKind::Ribbon => Box::new(RibbonPolicy::new(golden.bits_per_key)),
         other => panic!("no policy builds {other}"),
     }
 }

@@ -3,7 +3,7 @@
 
 #![allow(dead_code, reason = "each bench target uses a different subset")]
 
-use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder};
+use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, RibbonPolicy};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Bits per key every filter is given.
@@ -182,5 +182,70 @@ impl Filter for LevelDb {
     }
     fn size_bytes(&self) -> usize {
         self.1.len()
+    }
+}
+
+/// A block of `keys` built with `policy` and opened over its bytes.
+fn block_of(policy: impl FilterPolicy, keys: &Keys) -> FilterBlock<Vec<u8>> {
+    let mut b = FilterBlockBuilder::new(policy);
+    for k in keys.iter() {
+        b.add_key(k);
+    }
+    FilterBlock::open(b.finish()).expect("fresh block opens")
+}
+
+/// Ours: a Ribbon block. `LOG2_INV_FPR = 0` means "Bloom-equivalent `BITS_PER_KEY`" (FastBloom's false-positive
+/// rate at `BITS_PER_KEY`, `RibbonPolicy::new`); otherwise the target rate is `2^-LOG2_INV_FPR`
+/// (`RibbonPolicy::with_fpr`), to compare with the xor filters' fixed rates.
+pub struct OursRibbonAt<const LOG2_INV_FPR: i32>(FilterBlock<Vec<u8>>);
+
+/// Ours: Ribbon at FastBloom's rate at `BITS_PER_KEY`.
+pub type OursRibbon = OursRibbonAt<0>;
+
+impl<const LOG2_INV_FPR: i32> Filter for OursRibbonAt<LOG2_INV_FPR> {
+    const NAME: &'static str = match LOG2_INV_FPR {
+        0 => "sstfilter Ribbon",
+        8 => "sstfilter Ribbon (2^-8)",
+        16 => "sstfilter Ribbon (2^-16)",
+        _ => "sstfilter Ribbon (other rate)",
+    };
+    fn build(keys: &Keys) -> Self {
+        let policy = match LOG2_INV_FPR {
+            0 => RibbonPolicy::new(BITS_PER_KEY as f64),
+            bits => RibbonPolicy::with_fpr(2f64.powi(-bits)),
+        };
+        OursRibbonAt(block_of(policy, keys))
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.may_contain(key)
+    }
+    fn size_bytes(&self) -> usize {
+        self.0.as_bytes().len()
+    }
+}
+
+impl<const LOG2_INV_FPR: i32> OursRibbonAt<LOG2_INV_FPR> {
+    pub fn block(&self) -> &FilterBlock<Vec<u8>> {
+        &self.0
+    }
+}
+
+/// xorf 0.13 BinaryFuse16: a static filter at a fixed ~18 bits/key and 2^-16 false-positive rate.
+pub struct BinaryFuse16(xorf::BinaryFuse16);
+
+impl Filter for BinaryFuse16 {
+    const NAME: &'static str = "xorf BinaryFuse16";
+    fn build(keys: &Keys) -> Self {
+        let hashes: Vec<u64> = keys.iter().map(xxh3_64).collect();
+        BinaryFuse16(xorf::BinaryFuse16::try_from(&hashes).expect("distinct keys build"))
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        use xorf::Filter as _;
+        self.0.contains(&xxh3_64(key))
+    }
+    fn size_bytes(&self) -> usize {
+        self.0.fingerprints.len() * 2
     }
 }
