@@ -33,6 +33,10 @@
 //! # Ok::<(), sstfilter::Error>(())
 //! ```
 //!
+//! Two kinds: [`FastBloomPolicy`] builds cache-local blocked Bloom filters (fast to build and query);
+//! [`RibbonPolicy`] builds Ribbon filters, about 30 % smaller at the same false-positive rate, for more build and
+//! query time. A reader opens either without configuration.
+//!
 //! The byte layout is specified in FORMAT.md; every layer (hash, kinds, policy, container, builder, reader) has
 //! its own module.
 

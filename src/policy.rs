@@ -18,7 +18,9 @@ use crate::kind::ribbon::{self, RibbonPlan};
 pub enum FilterPlan {
     /// Build a FastBloom filter with these parameters.
     FastBloom(FastBloomParams),
-    /// Build a Ribbon filter as planned, or the plan's FastBloom fallback if construction fails.
+    /// Build a Ribbon filter as planned, or the plan's FastBloom fallback if construction fails (in which case
+    /// the block has the fallback's size and rate, not the ones [`payload_len`](Self::payload_len) and
+    /// [`expected_fpr`](Self::expected_fpr) give for the plan).
     Ribbon(RibbonPlan),
 }
 
@@ -59,7 +61,8 @@ impl FilterPlan {
 }
 
 /// Decides the filter kind and its parameters from the number of keys. Implement it to choose per table (for
-/// example more bits per key on the last LSM level); the built-in policies are [`FastBloomPolicy`].
+/// example more bits per key on the last LSM level); the built-in policies are [`FastBloomPolicy`] and
+/// [`RibbonPolicy`](crate::RibbonPolicy).
 pub trait FilterPolicy {
     /// The kind and parameters to build for `num_keys` distinct key hashes.
     fn plan(&self, num_keys: usize) -> FilterPlan;

@@ -178,53 +178,75 @@ impl Scratch {
 mod tests {
     use super::*;
 
-    /// The measurement behind `config::OVERHEAD_TABLE` and BENCHMARKS.md's slot-overhead table: for shards of
+    /// Bands `keys` with `seed` into `slots` slots with rows `width` bits wide (128 as built, or 64: the same
+    /// rows cut to their low 64 bits, starting up to `slots - 64`), for the width comparison below.
+    fn solvable_at_width(
+        scratch: &mut Scratch,
+        keys: &[u64],
+        slots: u64,
+        width: u64,
+        seed: u8,
+    ) -> bool {
+        let num_starts = slots - (width - 1);
+        let cut = u128::MAX >> (128 - width);
+        scratch.sort_by_start(keys, seed, num_starts);
+        scratch.band.reset(slots as usize);
+        let rows = scratch.sorted.iter().map(|&x| {
+            let start = local_start(x, num_starts) as usize;
+            (start, coeff_row(x) & cut, result_bits(x) & 0xFF)
+        });
+        scratch.band.add_all(rows).is_ok()
+    }
+
+    /// The measurement behind `config::OVERHEAD_TABLE` and BENCHMARKS.md's slot-overhead tables: for shards of
     /// `n` keys at each slot overhead, the share of seeds that solve the shard, the elimination steps per key
-    /// of a successful seed, and the steps per key including failed seeds (the construction cost). Keys are
-    /// random 64-bit hashes; each cell is 400 shards (fewer for large ones).
+    /// of a successful seed, and the steps per key including failed seeds (the construction cost), for 128-bit
+    /// rows (as built) and 64-bit rows (the alternative). Keys are random 64-bit hashes; each cell is 100 to
+    /// 2000 shards.
     ///
     /// `cargo test --release --lib -- --ignored ribbon_overhead_table --nocapture`
     #[test]
-    #[ignore = "a measurement (minutes), not a check"]
+    #[ignore = "a measurement (about a minute), not a check"]
     fn ribbon_overhead_table() {
         let overheads = [
             0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.08, 0.15, 0.3,
         ];
         println!(
-            "| keys | overhead | success per seed | steps/key (solved) | steps/key (with retries) |"
+            "| row bits | keys | overhead | success per seed | steps/key (solved) | steps/key (with retries) |"
         );
-        println!("|---:|---:|---:|---:|---:|");
-        for n in [
-            32usize, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
-        ] {
-            let trials = (400 * 8192 / n).clamp(100, 2000) as u64;
-            for overhead in overheads {
-                let slots = ((n as f64 * (1.0 + overhead)).ceil() as u64).max(COEFF_BITS);
-                let (mut solved, mut solved_steps, mut all_steps) = (0u64, 0u64, 0u64);
-                let mut scratch = Scratch::default();
-                for trial in 0..trials {
-                    let keys: Vec<u64> = (0..n as u64).map(|i| remix(i ^ trial << 32, 1)).collect();
-                    scratch.band.steps = 0;
-                    // One seed per trial: the trial's keys are fresh, which is what a new seed gives.
-                    let ok = solve_one_seed(&mut scratch, &keys, slots, 8, 0);
-                    all_steps += scratch.band.steps;
-                    if ok {
-                        solved += 1;
-                        solved_steps += scratch.band.steps;
+        println!("|---:|---:|---:|---:|---:|---:|");
+        for width in [128u64, 64] {
+            for n in [128usize, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768] {
+                let trials = (400 * 8192 / n).clamp(100, 2000) as u64;
+                for overhead in overheads {
+                    let slots = ((n as f64 * (1.0 + overhead)).ceil() as u64).max(width);
+                    let (mut solved, mut solved_steps, mut all_steps) = (0u64, 0u64, 0u64);
+                    let mut scratch = Scratch::default();
+                    for trial in 0..trials {
+                        let keys: Vec<u64> =
+                            (0..n as u64).map(|i| remix(i ^ trial << 32, 1)).collect();
+                        scratch.band.steps = 0;
+                        // One seed per trial: the trial's keys are fresh, which is what a new seed gives.
+                        let ok = solvable_at_width(&mut scratch, &keys, slots, width, 0);
+                        all_steps += scratch.band.steps;
+                        if ok {
+                            solved += 1;
+                            solved_steps += scratch.band.steps;
+                        }
                     }
-                }
-                let p = solved as f64 / trials as f64;
-                let per_key =
-                    |steps: u64, shards: u64| steps as f64 / (shards.max(1) * n as u64) as f64;
-                println!(
-                    "| {n} | {:.2} % | {:.3} | {:.1} | {:.1} |",
-                    overhead * 100.0,
-                    p,
-                    per_key(solved_steps, solved),
-                    per_key(all_steps, solved),
-                );
-                if p == 1.0 && overhead > 0.01 {
-                    break; // every larger overhead solves too
+                    let p = solved as f64 / trials as f64;
+                    let per_key =
+                        |steps: u64, shards: u64| steps as f64 / (shards.max(1) * n as u64) as f64;
+                    println!(
+                        "| {width} | {n} | {:.2} % | {:.3} | {:.1} | {:.1} |",
+                        overhead * 100.0,
+                        p,
+                        per_key(solved_steps, solved),
+                        per_key(all_steps, solved),
+                    );
+                    if p == 1.0 && overhead > 0.01 {
+                        break; // every larger overhead solves too
+                    }
                 }
             }
         }
