@@ -5,7 +5,7 @@ use super::banding::Banding;
 use super::config::{MAX_SEEDS, RibbonPlan};
 use super::row::{COEFF_BITS, coeff_row, local_start, remix, result_bits, shard_of};
 use super::solution::{BLOCK_SLOTS, back_substitute};
-use super::{RibbonParams, directory};
+use super::{RibbonParams, WIDEST, directory};
 
 /// Why a key set could not be built into a Ribbon filter; the builder then writes FastBloom instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,11 +101,15 @@ pub(crate) fn build(
                 return Err(Unbuildable::NoSeedSolved);
             }
         }
-        let columns = layout.max_columns();
-        dispatch_columns!(
-            columns,
-            otherwise(),
-            back_substitute(&layout, solution, u64::from(lo), &scratch.band)
+        let (first_slot, band) = (u64::from(lo), &scratch.band);
+        dispatch_probes!(
+            layout.max_columns(),
+            otherwise back_substitute::<WIDEST>(&layout, solution, first_slot, band),
+            back_substitute,
+            &layout,
+            solution,
+            first_slot,
+            band
         );
     }
     directory::write(dir, &firsts, &seeds, total_slots);

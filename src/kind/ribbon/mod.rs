@@ -21,49 +21,6 @@
 //!
 //! The byte layout is FORMAT.md section 4.3; the sizes and the measurements behind them are in BENCHMARKS.md.
 
-/// Calls `$f::<M>($args…)` with the column count `$m` (the layout's `max_columns`, validated to
-/// `1..=MAX_COLUMNS`) turned into a compile-time constant, so each probe's column loop is unrolled. Any other
-/// value evaluates `$otherwise`, which must answer "may contain".
-macro_rules! dispatch_columns {
-    ($m:expr, otherwise $otherwise:expr, $f:ident($($arg:expr),* $(,)?)) => {
-        match $m {
-            1 => $f::<1>($($arg),*),
-            2 => $f::<2>($($arg),*),
-            3 => $f::<3>($($arg),*),
-            4 => $f::<4>($($arg),*),
-            5 => $f::<5>($($arg),*),
-            6 => $f::<6>($($arg),*),
-            7 => $f::<7>($($arg),*),
-            8 => $f::<8>($($arg),*),
-            9 => $f::<9>($($arg),*),
-            10 => $f::<10>($($arg),*),
-            11 => $f::<11>($($arg),*),
-            12 => $f::<12>($($arg),*),
-            13 => $f::<13>($($arg),*),
-            14 => $f::<14>($($arg),*),
-            15 => $f::<15>($($arg),*),
-            16 => $f::<16>($($arg),*),
-            17 => $f::<17>($($arg),*),
-            18 => $f::<18>($($arg),*),
-            19 => $f::<19>($($arg),*),
-            20 => $f::<20>($($arg),*),
-            21 => $f::<21>($($arg),*),
-            22 => $f::<22>($($arg),*),
-            23 => $f::<23>($($arg),*),
-            24 => $f::<24>($($arg),*),
-            25 => $f::<25>($($arg),*),
-            26 => $f::<26>($($arg),*),
-            27 => $f::<27>($($arg),*),
-            28 => $f::<28>($($arg),*),
-            29 => $f::<29>($($arg),*),
-            30 => $f::<30>($($arg),*),
-            31 => $f::<31>($($arg),*),
-            32 => $f::<32>($($arg),*),
-            _ => $otherwise,
-        }
-    };
-}
-
 mod banding;
 mod build;
 mod config;
@@ -85,8 +42,11 @@ use solution::{Layout, MAX_COLUMNS};
 /// The most blocks a Ribbon filter can have: directory entries are `u32` slot numbers.
 const MAX_BLOCKS: u32 = 1 << 26;
 
-// `dispatch_columns!` enumerates exactly the column counts the format allows.
-const _: () = assert!(MAX_COLUMNS == 32);
+/// The widest probe instance. Column counts become compile-time constants through `dispatch_probes!`
+/// (`kind/mod.rs`, exact instances for 1..=24); the rare counts above it (false-positive rates below 2^-24)
+/// share this instance, which is correct for any count up to it: the extra columns it computes are never
+/// compared, and construction never stores them.
+const WIDEST: usize = MAX_COLUMNS as usize;
 
 /// The parameters of a Ribbon filter, as stored in the trailer: the solution's shape and the shard count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -253,7 +213,14 @@ pub(crate) fn build_or_fallback(
 /// than a row, or past the solution) answers "may contain"; an empty shard holds no key.
 #[inline]
 pub(crate) fn may_contain(block: &[u8], params: &RibbonParams, h: u64) -> bool {
-    dispatch_columns!(params.layout.max_columns(), otherwise true, query(block, params, h))
+    dispatch_probes!(
+        params.layout.max_columns(),
+        otherwise query::<WIDEST>(block, params, h),
+        query,
+        block,
+        params,
+        h
+    )
 }
 
 /// [`may_contain`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two).
@@ -263,10 +230,14 @@ pub(crate) fn may_contain_batch(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    dispatch_columns!(
+    dispatch_probes!(
         params.layout.max_columns(),
-        otherwise out.fill(true),
-        query_batch(block, params, hashes, out)
+        otherwise query_batch::<WIDEST>(block, params, hashes, out),
+        query_batch,
+        block,
+        params,
+        hashes,
+        out
     );
 }
 

@@ -53,17 +53,12 @@ impl RibbonPolicy {
     /// [`FastBloomPolicy::new`](crate::FastBloomPolicy::new). Use [`try_new`](Self::try_new) for untrusted
     /// configuration.
     #[must_use]
+    #[track_caller]
     pub fn new(bloom_equivalent_bits_per_key: f64) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_new(bloom_equivalent_bits_per_key) {
-            Some(policy) => policy,
-            None => panic!(
-                "RibbonPolicy: bloom_equivalent_bits_per_key must be finite and >= 1.0, got {bloom_equivalent_bits_per_key}"
-            ),
-        }
+        let bits = bloom_equivalent_bits_per_key;
+        Self::valid_or_panic(Self::try_new(bits), || {
+            format!("bloom_equivalent_bits_per_key must be finite and >= 1.0, got {bits}")
+        })
     }
 
     /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
@@ -80,21 +75,30 @@ impl RibbonPolicy {
     /// If `fpr` is not strictly between 0 and 1. Use [`try_with_fpr`](Self::try_with_fpr) for untrusted
     /// configuration.
     #[must_use]
+    #[track_caller]
     pub fn with_fpr(fpr: f64) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_with_fpr(fpr) {
-            Some(policy) => policy,
-            None => panic!("RibbonPolicy: fpr must be strictly between 0 and 1, got {fpr}"),
-        }
+        Self::valid_or_panic(Self::try_with_fpr(fpr), || {
+            format!("fpr must be strictly between 0 and 1, got {fpr}")
+        })
     }
 
     /// Like [`with_fpr`](Self::with_fpr), but `None` instead of a panic for a rate not strictly between 0 and 1.
     #[must_use]
     pub fn try_with_fpr(fpr: f64) -> Option<Self> {
         (fpr > 0.0 && fpr < 1.0).then(|| Self::with_rate(fpr, fast_bloom_bits_for(fpr)))
+    }
+
+    /// The policy, or a panic explaining the configuration error.
+    #[track_caller]
+    fn valid_or_panic(policy: Option<Self>, complaint: impl FnOnce() -> String) -> Self {
+        #[expect(
+            clippy::panic,
+            reason = "documented: a bad configuration constant is a programming error"
+        )]
+        match policy {
+            Some(policy) => policy,
+            None => panic!("RibbonPolicy: {}", complaint()),
+        }
     }
 
     fn with_rate(fpr: f64, fallback_bits_per_key: f64) -> Self {
