@@ -4,19 +4,19 @@
 //! Each key is one linear equation over GF(2): a 128-bit coefficient row starting at a slot, and `r` result
 //! bits. The filter stores a solution (`r` bits per slot) that satisfies every key's equation; a query
 //! recomputes its key's equation and checks it, which a key that was never added passes with probability
-//! `2^-r`. Everything derives from the one 64-bit key hash ([`row`]).
+//! `2^-r`. Everything derives from the one 64-bit key hash (`row.rs`).
 //!
 //! * **Shards.** Keys are split by hash into shards of about 8 Ki keys, each an independent Ribbon system with
-//!   its own slot range and seed, recorded in a small directory at the end of the payload ([`directory`]).
+//!   its own slot range and seed, recorded in a small directory at the end of the payload (`directory.rs`).
 //!   A long system needs more spare slots than a short one (RocksDB's measurements: +0.38 % per doubling at
 //!   128-bit rows), so shards keep the slot overhead near 1.5 % at any key count, where one system of 10^7 keys
 //!   would need about 4.5 %; a shard that fails to solve is retried with another seed on its own; and a shard's
 //!   band fits in the L2 cache while it is built.
 //! * **Fractional bits per key.** The solution is stored in blocks of 64 slots, column by column
-//!   ([`solution`]); blocks before `upper_start_block` have `r` columns, the others `r + 1`, so any
+//!   (`solution.rs`); blocks before `upper_start_block` have `r` columns, the others `r + 1`, so any
 //!   false-positive rate between `2^-32` and `1/2` can be targeted.
-//! * **Construction** ([`build`]) groups the hashes by shard, bands each shard by on-the-fly Gaussian
-//!   elimination ([`banding`]), retries a shard's seed on failure (up to 16), and back-substitutes into the
+//! * **Construction** (`build.rs`) groups the hashes by shard, bands each shard by on-the-fly Gaussian
+//!   elimination (`banding.rs`), retries a shard's seed on failure (up to 16), and back-substitutes into the
 //!   solution. If a shard cannot be solved, the builder writes a FastBloom filter instead.
 //!
 //! The byte layout is FORMAT.md section 4.3; the sizes and the measurements behind them are in BENCHMARKS.md.
