@@ -9,8 +9,12 @@ use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder};
 
 fn main() -> Result<(), sstfilter::Error> {
     let mut args = std::env::args().skip(1);
-    let n: u64 = args.next().map_or(1_000_000, |a| a.parse().expect("number of keys"));
-    let bits_per_key: f64 = args.next().map_or(10.0, |a| a.parse().expect("bits per key"));
+    let n: u64 = args
+        .next()
+        .map_or(1_000_000, |a| a.parse().expect("number of keys"));
+    let bits_per_key: f64 = args
+        .next()
+        .map_or(10.0, |a| a.parse().expect("bits per key"));
 
     let started = Instant::now();
     let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(bits_per_key));

@@ -16,21 +16,36 @@ const CHUNK: usize = 4096;
 /// writes a cache-sized region at a time instead of the whole filter at random.
 const BUCKET_BITS: u32 = 5;
 
-/// A list of fixed-capacity chunks of hashes.
+/// A list of fixed-capacity chunks of hashes: full chunks, and the one being filled.
 #[derive(Debug, Clone, Default)]
-struct Chunks(Vec<Vec<u64>>);
+struct Chunks {
+    full: Vec<Vec<u64>>,
+    current: Vec<u64>,
+}
 
 impl Chunks {
     #[inline]
     fn push(&mut self, h: u64) {
-        match self.0.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => chunk.push(h),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(h);
-                self.0.push(chunk);
-            }
+        if self.current.len() == self.current.capacity() {
+            self.start_chunk();
         }
+        self.current.push(h);
+    }
+
+    /// Retires the current chunk (if any) and starts an empty one of `CHUNK` capacity, so that pushes never
+    /// reallocate.
+    #[cold]
+    fn start_chunk(&mut self) {
+        let fresh = Vec::with_capacity(CHUNK);
+        let done = core::mem::replace(&mut self.current, fresh);
+        if !done.is_empty() {
+            self.full.push(done);
+        }
+    }
+
+    /// Every chunk, in insertion order.
+    fn iter(&self) -> impl Iterator<Item = &Vec<u64>> + Clone {
+        self.full.iter().chain(core::iter::once(&self.current))
     }
 }
 
@@ -114,7 +129,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     pub fn memory_usage(&self) -> usize {
         self.buckets
             .iter()
-            .flat_map(|bucket| &bucket.0)
+            .flat_map(Chunks::iter)
             .map(|chunk| chunk.capacity() * 8)
             .sum()
     }
@@ -140,7 +155,12 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
         // Bucket by bucket: ascending regions of the filter (see BUCKET_BITS).
-        let hashes = self.buckets.iter().flat_map(|bucket| &bucket.0).flatten().copied();
+        let hashes = self
+            .buckets
+            .iter()
+            .flat_map(Chunks::iter)
+            .flatten()
+            .copied();
         let params = plan.build(hashes, out);
         Trailer::append(out, start, params.kind(), params.encode(), self.len as u64);
     }
