@@ -63,6 +63,7 @@ mod le;
 pub mod math;
 mod policy;
 mod reader;
+pub mod sizing;
 pub mod table;
 
 pub use builder::FilterBlockBuilder;
