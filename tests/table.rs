@@ -500,3 +500,43 @@ proptest! {
         prop_assert_eq!(table.get(&probe).unwrap(), map.get(&probe).cloned());
     }
 }
+
+/// Format freeze for the table layout: the golden table must keep opening with every key and value and, while
+/// its version is the one this crate writes, be rebuilt byte for byte. A missing file is created with
+/// `SSTFILTER_BLESS=1`; an existing one is never rewritten (a change to its bytes is a new table format version).
+#[test]
+fn golden_table_is_frozen() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden-table/v1-n60-bpk10-block128.sst");
+    let entries: Entries = (0..60u32)
+        .map(|i| {
+            (
+                format!("golden-{i:03}").into_bytes(),
+                format!("value-{i}").into_bytes(),
+            )
+        })
+        .collect();
+    let options = TableOptions::default()
+        .block_size(128)
+        .filter_policy(FastBloomPolicy::new(10.0));
+    let built = build(&entries, &options);
+    if !path.exists() {
+        assert!(
+            std::env::var_os("SSTFILTER_BLESS").is_some(),
+            "{} is missing (run with SSTFILTER_BLESS=1 to create it)",
+            path.display()
+        );
+        std::fs::write(&path, &built).unwrap();
+    }
+    let golden = std::fs::read(&path).unwrap();
+    let table = Table::from_reader(&golden[..], golden.len() as u64).unwrap();
+    table.verify().unwrap();
+    assert!(table.filter().is_some() && table.num_data_blocks() > 5);
+    for (k, v) in &entries {
+        assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+    }
+    assert!(
+        built == golden,
+        "this crate now writes different table bytes"
+    );
+}
