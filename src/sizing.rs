@@ -222,7 +222,8 @@ fn allocate(
     level_keys: &[u64],
     total_bits: f64,
 ) -> Vec<f64> {
-    let hull = lower_hull(&rate_curve(fpr, min_bits));
+    let curve = rate_curve(fpr, min_bits);
+    let hull = lower_hull(&curve);
     let mut vertex: Vec<usize> = vec![0; level_keys.len()];
     let mut left = if total_bits.is_finite() {
         total_bits
@@ -257,10 +258,44 @@ fn allocate(
         }
         left -= cost;
     }
-    vertex
-        .into_iter()
-        .map(|v| hull.get(v).map_or(0.0, |&(bits, _)| bits))
-        .collect()
+    // The leftover cannot buy a whole hull step anywhere; it may still buy a shorter step along the curve
+    // itself (off the hull). Move the level that gains the most to the farthest point it can afford, until no
+    // move helps.
+    let mut at: Vec<(f64, f64)> = vertex
+        .iter()
+        .map(|&v| hull.get(v).copied().unwrap_or((0.0, 1.0)))
+        .collect();
+    loop {
+        let mut best: Option<(usize, (f64, f64), f64)> = None;
+        let mut best_drop = 0.0;
+        for (level, (&keys, &(bits, rate))) in level_keys.iter().zip(&at).enumerate() {
+            if keys == 0 {
+                continue;
+            }
+            let reach = bits + left / keys as f64;
+            let farthest = curve.partition_point(|&(b, _)| b <= reach);
+            let Some(&(next_bits, next_rate)) = farthest.checked_sub(1).and_then(|i| curve.get(i))
+            else {
+                continue;
+            };
+            if next_bits > bits && rate - next_rate > best_drop {
+                best_drop = rate - next_rate;
+                best = Some((
+                    level,
+                    (next_bits, next_rate),
+                    keys as f64 * (next_bits - bits),
+                ));
+            }
+        }
+        let Some((level, point, cost)) = best else {
+            break;
+        };
+        if let Some(p) = at.get_mut(level) {
+            *p = point;
+        }
+        left -= cost;
+    }
+    at.into_iter().map(|(bits, _)| bits).collect()
 }
 
 /// `(bits_per_key, rate)` on the allocation grid: no filter at 0, then every grid point from `min_bits` on.

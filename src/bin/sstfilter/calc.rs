@@ -180,10 +180,15 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
         }
         println!("{}:", model.name());
         print!("{}", table.render());
+        let ratio = uniform_sum / monkey_sum;
+        let comparison = if ratio >= 1.0 {
+            format!("{ratio:.2}x fewer")
+        } else {
+            format!("{:.2}x more", 1.0 / ratio)
+        };
         println!(
             "wasted data-block reads per absent lookup (sum of FPRs): uniform {uniform_sum:.4}, Monkey {monkey_sum:.4} \
-             ({:.2}x fewer)\n",
-            uniform_sum / monkey_sum
+             ({comparison})\n"
         );
     }
     Ok(marks)

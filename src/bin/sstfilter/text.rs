@@ -19,8 +19,11 @@ pub(crate) fn percent(rate: f64) -> String {
     if p == 0.0 {
         return "0 %".to_owned();
     }
-    let decimals = (2 - p.abs().log10().floor() as i32).clamp(0, 8) as usize;
-    format!("{p:.decimals$} %")
+    let decimals = 2 - p.abs().log10().floor() as i32;
+    if decimals > 6 {
+        return format!("{p:.2e} %");
+    }
+    format!("{p:.prec$} %", prec = decimals.max(0) as usize)
 }
 
 /// A count per second with a metric prefix and three significant digits: `1_930_000.0` → `"1.93 M"`.
@@ -135,7 +138,9 @@ mod tests {
         assert_eq!(percent(0.5), "50.0 %");
         assert_eq!(percent(1.0), "100 %");
         assert_eq!(percent(0.0), "0 %");
-        assert_eq!(percent(1.5e-7), "0.0000150 %");
+        assert_eq!(percent(1.5e-6), "0.000150 %");
+        assert_eq!(percent(1.5e-7), "1.50e-5 %");
+        assert_eq!(percent(1.5e-9), "1.50e-7 %");
         assert_eq!(per_second(1_930_000.0), "1.93 M");
         assert_eq!(per_second(12_345.0), "12.3 k");
         assert_eq!(per_second(950.0), "950");
