@@ -203,8 +203,9 @@ const PROBE_TABLE: [(f64, u8); 24] = [
     (91.5, 24),
 ];
 
-/// The probe count the built-in policies use at a bits/key setting (see [`PROBE_TABLE`]'s measurement): for
-/// example 6 at 10 bits/key. Settings beyond the table use its last count.
+/// The probe count the built-in policies use at a bits/key setting, from a table measured by
+/// `examples/tune_probes.rs` (BENCHMARKS.md section 2): for example 6 at 10 bits/key. Settings beyond 91.5
+/// bits/key use 24.
 #[must_use]
 pub fn probes_for_bits_per_key(bits_per_key: f64) -> u8 {
     PROBE_TABLE

@@ -39,9 +39,6 @@ macro_rules! dispatch_probes {
     };
 }
 
-// TODO(lead): `probes_for_bits_per_key`'s docs link the private `PROBE_TABLE`, which fails `cargo doc -D warnings`
-// on main too; fast_bloom.rs is the lead's to edit. Remove this allow once that link is fixed.
-#[allow(rustdoc::private_intra_doc_links)]
 pub mod fast_bloom;
 
 use crate::error::Result;
