@@ -39,6 +39,11 @@
 //!
 //! The byte layout is specified in FORMAT.md; every layer (hash, kinds, policy, container, builder, reader) has
 //! its own module.
+//!
+//! [`table`] is a reference SST table built on top: the worked example of embedding the filter block in a table
+//! file and skipping data-block reads with it. The `sstfilter` binary (cargo feature `cli`, on by default)
+//! demonstrates it (`sstfilter demo`), explains block files (`sstfilter inspect`) and sizes filters
+//! (`sstfilter calc`).
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -62,6 +67,8 @@ mod le;
 pub mod math;
 mod policy;
 mod reader;
+pub mod sizing;
+pub mod table;
 
 pub use builder::FilterBlockBuilder;
 pub use error::{Error, Result};
