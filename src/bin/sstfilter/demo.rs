@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use sstfilter::sizing::FilterModel;
 use sstfilter::table::{SharedFilterPolicy, Table, TableBuilder, TableOptions, TableStats};
-use sstfilter::{FilterBlock, FilterBlockBuilder, KeyHash, key_hash};
+use sstfilter::{FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, TRAILER_LEN, key_hash};
 
 use crate::CliResult;
 use crate::configs::{CONFIGS, FilterConfig};
@@ -368,9 +368,15 @@ fn chart_series(rows: &[Row], args: &DemoArgs) -> CliResult<Vec<Series>> {
             continue;
         }
         let policy_at = |b: f64| (config.policy)(b);
+        // Each setting's point sits at the size its filter will have (its planned payload), as the measured
+        // points do: for Ribbon the setting is Bloom-equivalent bits/key, not its size.
+        let n = hashes.len();
+        let payload_bits_per_key = |p: &SharedFilterPolicy| {
+            (p.estimated_block_len(n) - TRAILER_LEN) as f64 * 8.0 / n as f64
+        };
         let theory = (4..=(max_bits * 4.0) as u32)
             .map(|q| f64::from(q) / 4.0)
-            .filter_map(|b| policy_at(b).map(|p| (b, p.estimated_fpr(hashes.len()))))
+            .filter_map(|b| policy_at(b).map(|p| (payload_bits_per_key(&p), p.estimated_fpr(n))))
             .collect();
         series.push(Series {
             name: format!("{} theory", config.name),

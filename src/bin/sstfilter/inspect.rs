@@ -153,6 +153,14 @@ fn describe(params: &KindParams) -> String {
             thousands(u64::from(p.num_blocks())),
             p.num_probes()
         ),
+        KindParams::Ribbon(p) => format!(
+            "{} shards, {} blocks of 64 slots with {} result bits per slot ({} bits from block {})",
+            thousands(u64::from(p.num_shards())),
+            thousands(u64::from(p.num_blocks())),
+            p.lower_columns(),
+            p.lower_columns() + 1,
+            thousands(u64::from(p.upper_start_block()))
+        ),
         other => format!("{other:?}"),
     }
 }
