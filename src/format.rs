@@ -57,6 +57,9 @@ const fn trailer_len() -> usize {
 pub enum FilterKind {
     /// Cache-local blocked Bloom filter: one 64-byte block per key, all probes inside it.
     FastBloom = 1,
+    /// The classic Bloom filter: one bit array, `k` probes anywhere in it (the serialised in-memory
+    /// [`BloomFilter`](crate::BloomFilter)).
+    StandardBloom = 4,
 }
 
 impl FilterKind {
@@ -73,6 +76,7 @@ impl TryFrom<u8> for FilterKind {
     fn try_from(tag: u8) -> Result<Self> {
         match tag {
             1 => Ok(FilterKind::FastBloom),
+            4 => Ok(FilterKind::StandardBloom),
             other => Err(Error::UnknownKind(other)),
         }
     }
@@ -82,6 +86,7 @@ impl fmt::Display for FilterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             FilterKind::FastBloom => "FastBloom",
+            FilterKind::StandardBloom => "StandardBloom",
         })
     }
 }
@@ -255,6 +260,11 @@ mod tests {
         assert_eq!(
             FilterKind::try_from(FilterKind::FastBloom.tag()),
             Ok(FilterKind::FastBloom)
+        );
+        assert_eq!(FilterKind::StandardBloom.tag(), 4);
+        assert_eq!(
+            FilterKind::try_from(FilterKind::StandardBloom.tag()),
+            Ok(FilterKind::StandardBloom)
         );
     }
 }

@@ -35,6 +35,10 @@
 //!
 //! The byte layout is specified in FORMAT.md; every layer (hash, kinds, policy, container, builder, reader) has
 //! its own module.
+//!
+//! The crate also has the classic in-memory filters — [`BloomFilter`], [`CountingBloomFilter`] and
+//! [`ScalableBloomFilter`] (module [`memory`]) — for sets that are inserted into and queried while a program
+//! runs, such as a crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -56,6 +60,7 @@ mod hash;
 pub mod kind;
 mod le;
 pub mod math;
+pub mod memory;
 mod policy;
 mod reader;
 
@@ -65,7 +70,10 @@ pub use format::{FORMAT_VERSION, FilterKind, MAGIC, PARAMS_LEN, TRAILER_LEN};
 pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::fast_bloom::FastBloomParams;
+pub use kind::standard_bloom::StandardBloomParams;
+pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
+pub use policy::StandardBloomPolicy;
 pub use reader::FilterBlock;
 
 // The README's examples are compiled and run as doctests.

@@ -40,10 +40,12 @@ macro_rules! dispatch_probes {
 }
 
 pub mod fast_bloom;
+pub mod standard_bloom;
 
 use crate::error::Result;
 use crate::format::{FilterKind, PARAMS_LEN};
 use fast_bloom::FastBloomParams;
+use standard_bloom::StandardBloomParams;
 
 // `dispatch_probes!` enumerates exactly the probe counts the format allows.
 const _: () = assert!(fast_bloom::MAX_PROBES == 24);
@@ -54,6 +56,8 @@ const _: () = assert!(fast_bloom::MAX_PROBES == 24);
 pub enum KindParams {
     /// A [`FilterKind::FastBloom`] filter.
     FastBloom(FastBloomParams),
+    /// A [`FilterKind::StandardBloom`] filter.
+    StandardBloom(StandardBloomParams),
 }
 
 impl KindParams {
@@ -62,6 +66,7 @@ impl KindParams {
     pub const fn kind(&self) -> FilterKind {
         match self {
             KindParams::FastBloom(_) => FilterKind::FastBloom,
+            KindParams::StandardBloom(_) => FilterKind::StandardBloom,
         }
     }
 
@@ -70,6 +75,7 @@ impl KindParams {
     pub const fn payload_len(&self) -> usize {
         match self {
             KindParams::FastBloom(p) => p.payload_len(),
+            KindParams::StandardBloom(p) => p.payload_len(),
         }
     }
 
@@ -78,6 +84,7 @@ impl KindParams {
     pub fn expected_fpr(&self, num_keys: u64) -> f64 {
         match self {
             KindParams::FastBloom(p) => p.expected_fpr(num_keys),
+            KindParams::StandardBloom(p) => p.expected_fpr(num_keys),
         }
     }
 
@@ -87,6 +94,7 @@ impl KindParams {
     pub(crate) fn may_contain(&self, block: &[u8], h: u64) -> bool {
         match self {
             KindParams::FastBloom(p) => fast_bloom::may_contain(block, p, h),
+            KindParams::StandardBloom(p) => standard_bloom::may_contain(block, p, h),
         }
     }
 
@@ -94,6 +102,9 @@ impl KindParams {
     pub(crate) fn may_contain_batch(&self, block: &[u8], hashes: &[u64], out: &mut [bool]) {
         match self {
             KindParams::FastBloom(p) => fast_bloom::may_contain_batch(block, p, hashes, out),
+            KindParams::StandardBloom(p) => {
+                standard_bloom::may_contain_batch(block, p, hashes, out);
+            }
         }
     }
 
@@ -101,6 +112,7 @@ impl KindParams {
     pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
         match self {
             KindParams::FastBloom(p) => p.encode(),
+            KindParams::StandardBloom(p) => p.encode(),
         }
     }
 
@@ -114,6 +126,9 @@ impl KindParams {
         match kind {
             FilterKind::FastBloom => {
                 FastBloomParams::decode(params, payload_len, num_keys).map(KindParams::FastBloom)
+            }
+            FilterKind::StandardBloom => {
+                StandardBloomParams::decode(params, payload_len).map(KindParams::StandardBloom)
             }
         }
     }
