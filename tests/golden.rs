@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use sstfilter::{FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy};
+use sstfilter::StandardBloomPolicy;
 
 /// Every golden file that must exist. Add lines; never remove them.
 const REQUIRED: &[&str] = &[
@@ -20,6 +21,13 @@ const REQUIRED: &[&str] = &[
     "v1-fastbloom-n1000-bpk16.hex",
     "v1-fastbloom-n200-bpk1.hex",
     "v1-fastbloom-n50-bpk32.hex",
+    "v1-standardbloom-n0-bpk10.hex",
+    "v1-standardbloom-n1-bpk10.hex",
+    "v1-standardbloom-n10-bpk10.hex",
+    "v1-standardbloom-n100-bpk7.5.hex",
+    "v1-standardbloom-n1000-bpk16.hex",
+    "v1-standardbloom-n200-bpk1.hex",
+    "v1-standardbloom-n50-bpk32.hex",
 ];
 
 struct Golden {
@@ -39,6 +47,7 @@ fn parse_name(name: &str) -> Golden {
         version: version.strip_prefix('v').and_then(|v| v.parse().ok()).expect("version"),
         kind: match kind {
             "fastbloom" => FilterKind::FastBloom,
+            "standardbloom" => FilterKind::StandardBloom,
             other => panic!("{name}: unknown kind {other}"),
         },
         keys: keys.strip_prefix('n').and_then(|n| n.parse().ok()).expect("key count"),
@@ -53,6 +62,7 @@ fn keys(n: usize) -> Vec<Vec<u8>> {
 fn policy(golden: &Golden) -> Box<dyn FilterPolicy> {
     match golden.kind {
         FilterKind::FastBloom => Box::new(FastBloomPolicy::new(golden.bits_per_key)),
+        FilterKind::StandardBloom => Box::new(StandardBloomPolicy::new(golden.bits_per_key)),
         other => panic!("no policy builds {other}"),
     }
 }
