@@ -283,3 +283,11 @@ fn scalable_filter_keeps_its_total_rate_under_the_target_across_growth() {
         assert!((0..inserted).all(|i| filter.contains(&key(i))));
     }
 }
+
+#[test]
+fn filters_can_be_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<BloomFilter>();
+    assert_send_sync::<CountingBloomFilter>();
+    assert_send_sync::<ScalableBloomFilter>();
+}

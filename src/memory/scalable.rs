@@ -17,9 +17,11 @@ use crate::memory::BloomFilter;
 /// configuration whose stages are too small for a single key — a capacity of 1 at a tiny budget — can exceed
 /// its budget; sensible capacities never do.)
 ///
-/// Memory grows with the keys, about `1.44 · log2(1/P_i)` bits per key in stage `i`, plus a little more per
-/// key than a single filter sized in advance would need. Queries cost one filter probe per stage (their number
-/// is logarithmic in the key count).
+/// Memory grows with the keys: stage `i` takes about `1.44 · log2(1/P_i)` bits for each key it plans for, more
+/// than a single filter sized in advance for the final count at rate `P` would. A query asks one filter per
+/// stage, and the number of stages grows with the logarithm of the key count, so a query for an absent key
+/// costs several times a `BloomFilter` query (see BENCHMARKS.md); insertions query first, to skip keys
+/// already present.
 ///
 /// ```
 /// use sstfilter::ScalableBloomFilter;
