@@ -148,7 +148,7 @@ fn check_interval(planned: usize) -> usize {
     (planned / 1000).max(1)
 }
 
-/// The URL of page `id`: host, section and page number, 45–60 bytes.
+/// The URL of page `id`: host, section and page number, 44–60 bytes.
 fn url(id: u64) -> String {
     const SECTIONS: [&str; 8] = [
         "news", "sport", "science", "culture", "travel", "opinion", "archive", "video",

@@ -264,8 +264,10 @@ fn scalable_filter_keeps_its_total_rate_under_the_target_across_growth() {
             let measured = measured_fpr(|q| filter.contains(q), QUERIES);
             let expected = filter.expected_fpp();
             println!(
-                "s = {growth}, r = {tightening}, {inserted} keys, {} stages: measured {:.4} %, expected {:.4} %",
+                "s = {growth}, r = {tightening}, {inserted} keys, {} stages, {:.1} bits/key: measured {:.4} %, \
+                 expected {:.4} %",
                 filter.num_stages(),
+                filter.memory_bytes() as f64 * 8.0 / inserted as f64,
                 measured * 100.0,
                 expected * 100.0
             );
