@@ -15,7 +15,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use common::Keys;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use sstfilter::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -33,24 +34,46 @@ trait Contender {
     fn contains(&self, key: &[u8]) -> bool;
 }
 
-impl Contender for BloomFilter {
-    const NAME: &'static str = "sstfilter BloomFilter";
-    fn new() -> Self {
-        BloomFilter::with_rate(KEYS, FPP)
-    }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) {
-        BloomFilter::insert(self, key);
-    }
-    #[inline]
-    fn insert_new(&mut self, key: &[u8]) -> bool {
-        BloomFilter::insert(self, key)
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        BloomFilter::contains(self, key)
-    }
+/// Our filters share their method names, so one macro implements [`Contender`] for each.
+macro_rules! ours {
+    ($filter:ty, $name:literal, $new:expr) => {
+        impl Contender for $filter {
+            const NAME: &'static str = $name;
+            fn new() -> Self {
+                $new
+            }
+            #[inline]
+            fn insert(&mut self, key: &[u8]) {
+                <$filter>::insert(self, key);
+            }
+            #[inline]
+            fn insert_new(&mut self, key: &[u8]) -> bool {
+                <$filter>::insert(self, key)
+            }
+            #[inline]
+            fn contains(&self, key: &[u8]) -> bool {
+                <$filter>::contains(self, key)
+            }
+        }
+    };
 }
+
+ours!(
+    BloomFilter,
+    "sstfilter BloomFilter",
+    BloomFilter::with_rate(KEYS, FPP)
+);
+ours!(
+    CountingBloomFilter,
+    "sstfilter CountingBloomFilter",
+    CountingBloomFilter::with_rate(KEYS, FPP)
+);
+// Grows from 1/16 of the keys: 5 stages at 10^6 keys.
+ours!(
+    ScalableBloomFilter,
+    "sstfilter ScalableBloomFilter (from n/16)",
+    ScalableBloomFilter::new(KEYS / 16, FPP)
+);
 
 /// fastbloom 0.17 fed xxh3, with exactly the bits and probes of our filter.
 struct FastBloom(fastbloom::BloomFilter);
@@ -77,45 +100,6 @@ impl Contender for FastBloom {
     }
 }
 
-impl Contender for CountingBloomFilter {
-    const NAME: &'static str = "sstfilter CountingBloomFilter";
-    fn new() -> Self {
-        CountingBloomFilter::with_rate(KEYS, FPP)
-    }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) {
-        CountingBloomFilter::insert(self, key);
-    }
-    #[inline]
-    fn insert_new(&mut self, key: &[u8]) -> bool {
-        CountingBloomFilter::insert(self, key)
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        CountingBloomFilter::contains(self, key)
-    }
-}
-
-/// Grows from 1/16 of the keys: 5 stages at 10^6 keys.
-impl Contender for ScalableBloomFilter {
-    const NAME: &'static str = "sstfilter ScalableBloomFilter (from n/16)";
-    fn new() -> Self {
-        ScalableBloomFilter::new(KEYS / 16, FPP)
-    }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) {
-        ScalableBloomFilter::insert(self, key);
-    }
-    #[inline]
-    fn insert_new(&mut self, key: &[u8]) -> bool {
-        ScalableBloomFilter::insert(self, key)
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        ScalableBloomFilter::contains(self, key)
-    }
-}
-
 fn filled<F: Contender>(keys: &Keys) -> F {
     let mut filter = F::new();
     for key in keys.iter() {
@@ -124,17 +108,22 @@ fn filled<F: Contender>(keys: &Keys) -> F {
     filter
 }
 
-fn insert(c: &mut Criterion) {
-    let keys = Keys::present(KEYS);
-    let mut group = c.benchmark_group("memory/insert/1M");
+type Group<'a> = BenchmarkGroup<'a, WallTime>;
+
+/// A group measured per key over 10^6 keys, for `seconds` after a short warm-up.
+fn timed_group<'a>(c: &'a mut Criterion, name: &str, seconds: u64) -> Group<'a> {
+    let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(KEYS as u64));
     group.sample_size(20);
     group.warm_up_time(Duration::from_millis(500));
-    group.measurement_time(Duration::from_secs(4));
-    fn run<F: Contender>(
-        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-        keys: &Keys,
-    ) {
+    group.measurement_time(Duration::from_secs(seconds));
+    group
+}
+
+fn insert(c: &mut Criterion) {
+    let keys = Keys::present(KEYS);
+    let mut group = timed_group(c, "memory/insert/1M", 4);
+    fn run<F: Contender>(group: &mut Group<'_>, keys: &Keys) {
         group.bench_function(F::NAME, |b| b.iter(|| filled::<F>(black_box(keys))));
     }
     run::<BloomFilter>(&mut group, &keys);
@@ -148,15 +137,8 @@ fn insert(c: &mut Criterion) {
 /// word to arrive, in every filter.
 fn insert_new(c: &mut Criterion) {
     let keys = Keys::present(KEYS);
-    let mut group = c.benchmark_group("memory/insert_new/1M");
-    group.throughput(Throughput::Elements(KEYS as u64));
-    group.sample_size(20);
-    group.warm_up_time(Duration::from_millis(500));
-    group.measurement_time(Duration::from_secs(4));
-    fn run<F: Contender>(
-        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-        keys: &Keys,
-    ) {
+    let mut group = timed_group(c, "memory/insert_new/1M", 4);
+    fn run<F: Contender>(group: &mut Group<'_>, keys: &Keys) {
         group.bench_function(F::NAME, |b| {
             b.iter(|| {
                 let mut filter = F::new();
@@ -180,16 +162,8 @@ fn contains(c: &mut Criterion) {
     let counting: CountingBloomFilter = filled(&keys);
     let scalable: ScalableBloomFilter = filled(&keys);
     for (kind, queries) in [("hit", &keys), ("miss", &absent)] {
-        let mut group = c.benchmark_group(format!("memory/contains/1M/{kind}"));
-        group.throughput(Throughput::Elements(queries.len() as u64));
-        group.sample_size(20);
-        group.warm_up_time(Duration::from_millis(500));
-        group.measurement_time(Duration::from_secs(3));
-        fn run<F: Contender>(
-            group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-            filter: &F,
-            queries: &Keys,
-        ) {
+        let mut group = timed_group(c, &format!("memory/contains/1M/{kind}"), 3);
+        fn run<F: Contender>(group: &mut Group<'_>, filter: &F, queries: &Keys) {
             group.bench_function(F::NAME, |b| {
                 b.iter(|| {
                     queries

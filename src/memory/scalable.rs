@@ -4,7 +4,7 @@
 use core::mem;
 
 use crate::hash::{KeyHash, key_hash};
-use crate::memory::BloomFilter;
+use crate::memory::{BloomFilter, configured};
 
 /// A Bloom filter for an unknown number of keys that keeps its false-positive rate under a target however many
 /// keys it takes.
@@ -146,17 +146,15 @@ impl ScalableBloomFilter {
     /// configuration.
     #[must_use]
     pub fn with_growth(initial_capacity: usize, fpp: f64, growth: f64, tightening: f64) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_with_growth(initial_capacity, fpp, growth, tightening) {
-            Some(filter) => filter,
-            None => panic!(
-                "ScalableBloomFilter: need 0 < fpp < 1, growth >= 1, 0 < tightening < 1, got fpp {fpp}, growth \
+        configured(
+            Self::try_with_growth(initial_capacity, fpp, growth, tightening),
+            || {
+                format!(
+                    "ScalableBloomFilter: need 0 < fpp < 1, growth >= 1, 0 < tightening < 1, got fpp {fpp}, growth \
                  {growth}, tightening {tightening} (initial capacity {initial_capacity})"
-            ),
-        }
+                )
+            },
+        )
     }
 
     /// Like [`with_growth`](Self::with_growth), but `None` instead of a panic.

@@ -6,7 +6,7 @@ use crate::hash::{KeyHash, key_hash};
 use crate::kind::KindParams;
 use crate::kind::standard_bloom::StandardBloomParams;
 use crate::math::{bloom_cardinality, bloom_fill_fpr};
-use crate::memory::params_for_rate;
+use crate::memory::{configured, params_for_rate};
 use crate::reader::FilterBlock;
 
 /// A Bloom filter over byte-string keys, in memory: insert keys, ask whether a key may have been inserted.
@@ -58,17 +58,12 @@ impl BloomFilter {
     /// Use [`try_with_rate`](Self::try_with_rate) for untrusted configuration.
     #[must_use]
     pub fn with_rate(expected_items: usize, fpp: f64) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_with_rate(expected_items, fpp) {
-            Some(filter) => filter,
-            None => panic!(
+        configured(Self::try_with_rate(expected_items, fpp), || {
+            format!(
                 "BloomFilter::with_rate: fpp must be in (0, 1) and the size addressable, got {expected_items} \
                  items at {fpp}"
-            ),
-        }
+            )
+        })
     }
 
     /// Like [`with_rate`](Self::with_rate), but `None` instead of a panic for an invalid `fpp` or size.
@@ -84,17 +79,12 @@ impl BloomFilter {
     /// [`try_with_size`](Self::try_with_size) for untrusted configuration.
     #[must_use]
     pub fn with_size(bits: u64, hashes: u32) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_with_size(bits, hashes) {
-            Some(filter) => filter,
-            None => panic!(
+        configured(Self::try_with_size(bits, hashes), || {
+            format!(
                 "BloomFilter::with_size: need 1 <= hashes <= 255 and an addressable, non-zero size, got {bits} \
                  bits and {hashes} hashes"
-            ),
-        }
+            )
+        })
     }
 
     /// Like [`with_size`](Self::with_size), but `None` instead of a panic for invalid arguments.
