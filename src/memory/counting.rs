@@ -17,9 +17,9 @@ const SATURATED: u64 = 15;
 ///
 /// It is a multiset: a key inserted twice needs two removals. Counters saturate at 15 and a saturated counter is
 /// never decremented again (it no longer knows its true count), so saturation can only cost false positives,
-/// never false negatives. With the optimal probe count the mean counter is `ln 2 ≈ 0.69`, and a counter reaches
-/// 15 with probability about 10^-15 (Fan et al.), so in practice none does; [`saturated_counters`]
-/// (Self::saturated_counters) says if one did.
+/// never false negatives. With the optimal probe count the mean counter is `ln 2 ≈ 0.69`, and Fan et al. bound
+/// the probability that a counter needs more than 4 bits by 1.37·10^-15, so in practice none saturates;
+/// [`saturated_counters`](Self::saturated_counters) says if one did.
 ///
 /// **Only remove keys that were inserted.** [`remove`](Self::remove) refuses a key the filter certainly does
 /// not hold, but a key that was never inserted and happens to be a false positive would be "removed" by
