@@ -72,8 +72,8 @@ pub use kind::KindParams;
 pub use kind::fast_bloom::FastBloomParams;
 pub use kind::standard_bloom::StandardBloomParams;
 pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
-pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
 pub use policy::StandardBloomPolicy;
+pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
 pub use reader::FilterBlock;
 
 // The README's examples are compiled and run as doctests.

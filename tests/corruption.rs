@@ -1,8 +1,8 @@
 //! Every truncation and every single-bit flip of a few blocks: `open`/`verify` reject it, or the block still
 //! answers "may contain" for all of its keys. Nothing panics, whatever the bytes.
 
-use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, key_hash};
 use sstfilter::{BloomFilter, FilterPolicy, StandardBloomPolicy};
+use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, key_hash};
 
 struct Case {
     name: &'static str,
@@ -32,7 +32,11 @@ fn in_memory_case(name: &'static str, n: usize) -> Case {
     let keys = case_keys(n);
     let mut filter = BloomFilter::with_size(1001, 5);
     filter.extend(keys.iter().map(Vec::as_slice));
-    Case { name, keys, block: filter.to_block() }
+    Case {
+        name,
+        keys,
+        block: filter.to_block(),
+    }
 }
 
 #[derive(Default, Debug)]
@@ -72,8 +76,16 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
         case("1000 keys at 3.3 bits/key", 1000, 3.3),
         case("300 keys at 32 bits/key", 300, 32.0),
         case_with("standard bloom, empty", 0, StandardBloomPolicy::new(10.0)),
-        case_with("standard bloom, 100 keys at 10 bits/key", 100, StandardBloomPolicy::new(10.0)),
-        case_with("standard bloom, 500 keys at 3.3 bits/key", 500, StandardBloomPolicy::new(3.3)),
+        case_with(
+            "standard bloom, 100 keys at 10 bits/key",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
+        case_with(
+            "standard bloom, 500 keys at 3.3 bits/key",
+            500,
+            StandardBloomPolicy::new(3.3),
+        ),
         in_memory_case("in-memory bloom, 120 keys in 1001 bits", 120),
     ];
     for Case { name, keys, block } in &cases {
@@ -104,7 +116,11 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
 fn arbitrary_trailers_never_panic() {
     for case in [
         case("100 keys", 100, 10.0),
-        case_with("standard bloom, 100 keys", 100, StandardBloomPolicy::new(10.0)),
+        case_with(
+            "standard bloom, 100 keys",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
     ] {
         every_trailer_byte_value(case);
     }
@@ -131,12 +147,18 @@ fn loading_an_in_memory_filter_rejects_every_damaged_block() {
     let Case { block, .. } = in_memory_case("in-memory bloom", 120);
     assert!(BloomFilter::from_block(&block).is_ok());
     for len in 0..block.len() {
-        assert!(BloomFilter::from_block(&block[..len]).is_err(), "truncated to {len}");
+        assert!(
+            BloomFilter::from_block(&block[..len]).is_err(),
+            "truncated to {len}"
+        );
     }
     let mut damaged = block.clone();
     for bit in 0..block.len() * 8 {
         damaged[bit / 8] ^= 1 << (bit % 8);
-        assert!(BloomFilter::from_block(&damaged).is_err(), "bit {bit} flipped");
+        assert!(
+            BloomFilter::from_block(&damaged).is_err(),
+            "bit {bit} flipped"
+        );
         damaged[bit / 8] ^= 1 << (bit % 8);
     }
 }

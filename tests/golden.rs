@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sstfilter::{FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy};
 use sstfilter::StandardBloomPolicy;
+use sstfilter::{FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy};
 
 /// Every golden file that must exist. Add lines; never remove them.
 const REQUIRED: &[&str] = &[

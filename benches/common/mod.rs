@@ -104,7 +104,8 @@ pub struct OursStandard(FilterBlock<Vec<u8>>);
 impl Filter for OursStandard {
     const NAME: &'static str = "sstfilter StandardBloom";
     fn build(keys: &Keys) -> Self {
-        let mut b = FilterBlockBuilder::new(sstfilter::StandardBloomPolicy::new(BITS_PER_KEY as f64));
+        let policy = sstfilter::StandardBloomPolicy::new(BITS_PER_KEY as f64);
+        let mut b = FilterBlockBuilder::new(policy);
         for k in keys.iter() {
             b.add_key(k);
         }
