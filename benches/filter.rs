@@ -13,7 +13,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use common::{BinaryFuse8, FastBloom, Filter, Keys, LevelDb, Ours, Sbbf};
-use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime};
+use criterion::{
+    BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
+};
 
 /// Keys queried per iteration.
 const QUERIES: usize = 1_000_000;
@@ -32,7 +34,12 @@ fn bench_build<F: Filter>(group: &mut BenchmarkGroup<'_, WallTime>, keys: &Keys)
 
 fn bench_query<F: Filter>(group: &mut BenchmarkGroup<'_, WallTime>, filter: &F, queries: &Keys) {
     group.bench_function(F::NAME, |b| {
-        b.iter(|| queries.iter().filter(|k| filter.contains(black_box(k))).count())
+        b.iter(|| {
+            queries
+                .iter()
+                .filter(|k| filter.contains(black_box(k)))
+                .count()
+        })
     });
 }
 
@@ -75,7 +82,8 @@ fn query(c: &mut Criterion) {
             let mut results = vec![false; slices.len()];
             group.bench_function("sstfilter FastBloom (batch)", |b| {
                 b.iter(|| {
-                    ours.block().may_contain_batch(black_box(&slices), &mut results);
+                    ours.block()
+                        .may_contain_batch(black_box(&slices), &mut results);
                     results.iter().filter(|&&r| r).count()
                 })
             });

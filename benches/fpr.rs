@@ -32,7 +32,9 @@ fn main() {
         .and_then(|q| q.parse().ok())
         .unwrap_or(10_000_000);
     let absent = Keys::absent(queries);
-    println!("| filter | keys | bits/key | FPR ({queries} absent keys) | space over log2(1/FPR) | theory |");
+    println!(
+        "| filter | keys | bits/key | FPR ({queries} absent keys) | space over log2(1/FPR) | theory |"
+    );
     println!("|---|---:|---:|---:|---:|---|");
     for (n, label) in [(1_000_000, "1M"), (10_000_000, "10M")] {
         if !wanted.split(',').any(|w| w.trim() == label) {
@@ -40,10 +42,14 @@ fn main() {
         }
         let keys = Keys::present(n);
         let ours = Ours::build(&keys);
-        let theory = format!("{:.4} % (blocked Bloom, k = {})", ours.block().expected_fpr() * 100.0, match ours.block().params() {
-            sstfilter::KindParams::FastBloom(p) => p.num_probes(),
-            _ => 0,
-        });
+        let theory = format!(
+            "{:.4} % (blocked Bloom, k = {})",
+            ours.block().expected_fpr() * 100.0,
+            match ours.block().params() {
+                sstfilter::KindParams::FastBloom(p) => p.num_probes(),
+                _ => 0,
+            }
+        );
         drop(ours);
         row::<Ours>(&keys, &absent, &theory);
         let standard = OursStandard::build(&keys);

@@ -52,7 +52,9 @@ fn main() {
 
     let mut chosen: Vec<(f64, u8, f64)> = Vec::new();
     // Quarter steps where the choice changes quickly, whole steps beyond 40 bits/key.
-    let grid = (4..=160).map(|q| f64::from(q) / 4.0).chain((41..=100).map(f64::from));
+    let grid = (4..=160)
+        .map(|q| f64::from(q) / 4.0)
+        .chain((41..=100).map(f64::from));
     let mut floor = 1;
     for bpk in grid {
         let num_blocks = FastBloomParams::for_keys(num_keys, bpk).num_blocks();
@@ -75,7 +77,11 @@ fn main() {
         let k = first_close.max(floor);
         floor = k;
         let rate = rates[usize::from(k) - 1].1;
-        eprintln!("{bpk:5.2} bits/key: k = {k:2}, rate {:.6} % (best {:.6} %)", rate * 100.0, best * 100.0);
+        eprintln!(
+            "{bpk:5.2} bits/key: k = {k:2}, rate {:.6} % (best {:.6} %)",
+            rate * 100.0,
+            best * 100.0
+        );
         chosen.push((bpk, k, rate));
     }
 
@@ -84,7 +90,11 @@ fn main() {
         let changed = i == 0 || chosen[i - 1].1 != k;
         if changed {
             // Switch halfway between the last setting with the old count and the first with the new one.
-            let start = if i == 0 { 0.0 } else { (chosen[i - 1].0 + bpk) / 2.0 };
+            let start = if i == 0 {
+                0.0
+            } else {
+                (chosen[i - 1].0 + bpk) / 2.0
+            };
             println!("({start:.3}, {k}),");
         }
     }

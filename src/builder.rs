@@ -4,11 +4,50 @@ use crate::format::{TRAILER_LEN, Trailer};
 use crate::hash::{KeyHash, key_hash};
 use crate::policy::FilterPolicy;
 
-/// Hashes per storage chunk: 8192 × 8 bytes = 64 KiB. Hashes are kept in fixed-size chunks rather than one
-/// growing `Vec` so that collecting n keys never holds more than `8·n` bytes plus one chunk: a doubling `Vec`
-/// would briefly need up to `24·n` while it reallocates, on the flush and compaction paths where memory is
-/// tightest.
-const CHUNK: usize = 8192;
+/// Hashes per storage chunk: 4096 × 8 bytes = 32 KiB. Hashes are kept in fixed-size chunks rather than one
+/// growing `Vec` so that collecting n keys never holds more than `8·n` bytes plus one partly filled chunk per
+/// bucket: a doubling `Vec` would briefly need up to `24·n` while it reallocates, on the flush and compaction
+/// paths where memory is tightest. (Untouched chunk capacity is not resident memory.)
+const CHUNK: usize = 4096;
+
+/// Hashes are kept in `1 << BUCKET_BITS` buckets by their top bits. Every filter kind picks a key's block or
+/// start position by fastrange over the high bits of its hash, which is monotone in those bits whatever the
+/// final filter size: so a bucket's keys all land in one 32nd of the filter, and building bucket by bucket
+/// writes a cache-sized region at a time instead of the whole filter at random.
+const BUCKET_BITS: u32 = 5;
+
+/// A list of fixed-capacity chunks of hashes: full chunks, and the one being filled.
+#[derive(Debug, Clone, Default)]
+struct Chunks {
+    full: Vec<Vec<u64>>,
+    current: Vec<u64>,
+}
+
+impl Chunks {
+    #[inline]
+    fn push(&mut self, h: u64) {
+        if self.current.len() == self.current.capacity() {
+            self.start_chunk();
+        }
+        self.current.push(h);
+    }
+
+    /// Retires the current chunk (if any) and starts an empty one of `CHUNK` capacity, so that pushes never
+    /// reallocate.
+    #[cold]
+    fn start_chunk(&mut self) {
+        let fresh = Vec::with_capacity(CHUNK);
+        let done = core::mem::replace(&mut self.current, fresh);
+        if !done.is_empty() {
+            self.full.push(done);
+        }
+    }
+
+    /// Every chunk, in insertion order.
+    fn iter(&self) -> impl Iterator<Item = &Vec<u64>> + Clone {
+        self.full.iter().chain(core::iter::once(&self.current))
+    }
+}
 
 /// Builds one filter block for one table.
 ///
@@ -29,7 +68,7 @@ const CHUNK: usize = 8192;
 #[derive(Debug, Clone)]
 pub struct FilterBlockBuilder<P: FilterPolicy> {
     policy: P,
-    chunks: Vec<Vec<u64>>,
+    buckets: [Chunks; 1 << BUCKET_BITS],
     len: usize,
     last: Option<u64>,
 }
@@ -40,7 +79,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     pub fn new(policy: P) -> Self {
         FilterBlockBuilder {
             policy,
-            chunks: Vec::new(),
+            buckets: Default::default(),
             len: 0,
             last: None,
         }
@@ -61,15 +100,10 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             return;
         }
         self.last = Some(h);
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => chunk.push(h),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(h);
-                self.chunks.push(chunk);
-            }
+        if let Some(bucket) = self.buckets.get_mut((h >> (64 - BUCKET_BITS)) as usize) {
+            bucket.push(h);
+            self.len += 1;
         }
-        self.len += 1;
     }
 
     /// Number of distinct hashes added so far (adjacent duplicates are not counted).
@@ -93,7 +127,11 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// Bytes of memory the builder holds for the hashes collected so far.
     #[must_use]
     pub fn memory_usage(&self) -> usize {
-        self.chunks.iter().map(|c| c.capacity() * 8).sum()
+        self.buckets
+            .iter()
+            .flat_map(Chunks::iter)
+            .map(|chunk| chunk.capacity() * 8)
+            .sum()
     }
 
     /// The policy this builder sizes its filter with.
@@ -116,7 +154,13 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         let plan = self.policy.plan(self.len);
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
-        let hashes = self.chunks.iter().flatten().copied();
+        // Bucket by bucket: ascending regions of the filter (see BUCKET_BITS).
+        let hashes = self
+            .buckets
+            .iter()
+            .flat_map(Chunks::iter)
+            .flatten()
+            .copied();
         let params = plan.build(hashes, out);
         Trailer::append(out, start, params.kind(), params.encode(), self.len as u64);
     }

@@ -22,6 +22,16 @@ impl<'a> LeReader<'a> {
         Some(*head)
     }
 
+    /// The next `len` bytes as a borrowed slice, or `None` if fewer remain.
+    pub(crate) fn bytes(&mut self, len: usize) -> Option<&'a [u8]> {
+        if len > self.rest.len() {
+            return None;
+        }
+        let (head, rest) = self.rest.split_at(len);
+        self.rest = rest;
+        Some(head)
+    }
+
     /// The next byte.
     pub(crate) fn u8(&mut self) -> Option<u8> {
         self.array::<1>().map(|[b]| b)
@@ -58,5 +68,16 @@ mod tests {
         assert_eq!(r.u16(), None);
         assert_eq!(r.u8(), Some(16));
         assert_eq!(r.u8(), None);
+    }
+
+    #[test]
+    fn borrows_variable_length_fields() {
+        let bytes = [3u8, 0, 0, 0, b'a', b'b', b'c', b'd'];
+        let mut r = LeReader::new(&bytes);
+        let len = r.u32().unwrap() as usize;
+        assert_eq!(r.bytes(len), Some(&b"abc"[..]));
+        assert_eq!(r.bytes(2), None, "only one byte is left");
+        assert_eq!(r.bytes(1), Some(&b"d"[..]));
+        assert_eq!(r.bytes(0), Some(&b""[..]));
     }
 }

@@ -36,6 +36,11 @@
 //! The byte layout is specified in FORMAT.md; every layer (hash, kinds, policy, container, builder, reader) has
 //! its own module.
 //!
+//! [`table`] is a reference SST table built on top: the worked example of embedding the filter block in a table
+//! file and skipping data-block reads with it. The `sstfilter` binary (cargo feature `cli`, on by default)
+//! demonstrates it (`sstfilter demo`), explains block files (`sstfilter inspect`) and sizes filters
+//! (`sstfilter calc`).
+//!
 //! The crate also has the classic in-memory filters — [`BloomFilter`], [`CountingBloomFilter`] and
 //! [`ScalableBloomFilter`] (module [`memory`]) — for sets that are inserted into and queried while a program
 //! runs, such as a crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block.
@@ -63,6 +68,8 @@ pub mod math;
 pub mod memory;
 mod policy;
 mod reader;
+pub mod sizing;
+pub mod table;
 
 pub use builder::FilterBlockBuilder;
 pub use error::{Error, Result};

@@ -37,27 +37,46 @@ pub fn blocked_bloom_fpr(bits_per_key: f64, probes: u32, block_bits: u32) -> f64
     if bits_per_key.is_nan() || bits_per_key <= 0.0 || block_bits == 0 {
         return 1.0;
     }
+    // Below 0.01 bits/key every block is saturated: the fill misses 1 by e^-100, so the rate is 1.0 exactly in
+    // f64. (A hostile block can claim 2^64 keys; this answers it at once.)
+    if bits_per_key < 0.01 {
+        return 1.0;
+    }
     let block = f64::from(block_bits);
     let lambda = block / bits_per_key;
     let k = f64::from(probes);
     // Survival of one bit after one probe; raised to k·i for i keys.
     let keep = 1.0 - 1.0 / block;
-    // Poisson terms in log space (ln p_i = ln p_{i-1} + ln λ − ln i, from ln p_0 = −λ) so that large means do
-    // not underflow; terms below e^-745 contribute nothing and are skipped. The tail is cut far past the mean.
-    let last = (lambda + 12.0 * lambda.sqrt() + 30.0).ceil() as u32;
+    // Only the Poisson terms within 12 standard deviations of the mean matter, so the sum runs over
+    // O(sqrt(λ)) terms, in log space (ln p_i = −λ + i·ln λ − ln i!) so that large means do not underflow.
+    let spread = 12.0 * lambda.sqrt() + 30.0;
+    let first = (lambda - spread).max(0.0).floor() as u64;
+    let last = (lambda + spread).ceil() as u64;
     let ln_lambda = lambda.ln();
-    let mut ln_p = -lambda;
+    let mut ln_p = -lambda + first as f64 * ln_lambda - ln_factorial(first);
     let mut total = 0.0;
-    for i in 0..=last {
-        if i > 0 {
-            ln_p += ln_lambda - f64::from(i).ln();
+    for i in first..=last {
+        if i > first {
+            ln_p += ln_lambda - (i as f64).ln();
         }
         if ln_p > -745.0 {
-            let fill = 1.0 - keep.powf(k * f64::from(i));
+            let fill = 1.0 - keep.powf(k * i as f64);
             total += ln_p.exp() * fill.powf(k);
         }
     }
     total.min(1.0)
+}
+
+/// `ln(n!)`: exact for small `n`, Stirling's series beyond (relative error below 1e-12 from n = 20).
+fn ln_factorial(n: u64) -> f64 {
+    if n < 20 {
+        return (2..=n).map(|i| (i as f64).ln()).sum();
+    }
+    let n = n as f64;
+    let n3 = n * n * n;
+    n * n.ln() - n + 0.5 * (2.0 * core::f64::consts::PI * n).ln() + 1.0 / (12.0 * n)
+        - 1.0 / (360.0 * n3)
+        + 1.0 / (1260.0 * n3 * n * n)
 }
 
 /// The information-theoretic lower bound on bits per key for a filter with false-positive rate `fpr`:
@@ -168,6 +187,20 @@ mod tests {
         assert_eq!(standard_bloom_fpr(0.0, 10.0, 3), 1.0);
         assert_eq!(blocked_bloom_fpr(0.0, 3, 512), 1.0);
         assert_eq!(blocked_bloom_fpr(f64::NAN, 3, 512), 1.0);
+        assert_eq!(
+            blocked_bloom_fpr(512.0 / 1.8e19, 6, 512),
+            1.0,
+            "must return at once"
+        );
+        assert!(blocked_bloom_fpr(0.06, 1, 512) > 0.9999);
+    }
+
+    #[test]
+    fn stirling_matches_the_exact_factorial() {
+        for n in [20u64, 25, 50, 170] {
+            let exact: f64 = (2..=n).map(|i| (i as f64).ln()).sum();
+            assert!((ln_factorial(n) / exact - 1.0).abs() < 1e-12, "{n}");
+        }
         assert!((bits_per_key_bound(0.01) - 6.643_856).abs() < 1e-6);
     }
 

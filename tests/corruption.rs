@@ -24,7 +24,11 @@ fn case_with(name: &'static str, n: usize, policy: impl FilterPolicy) -> Case {
     for k in &keys {
         builder.add_key(k);
     }
-    Case { name, keys, block: builder.finish() }
+    Case {
+        name,
+        keys,
+        block: builder.finish(),
+    }
 }
 
 /// A StandardBloom block written by the in-memory filter (odd bit count, estimated key count).
@@ -63,7 +67,10 @@ fn check(damaged: &[u8], keys: &[Vec<u8>], tally: &mut Tally, what: &str) {
         tally.rejected_by_checksum += 1;
         return;
     }
-    assert!(probes.iter().all(|&p| p), "{what}: a block that passed open and verify lost a key");
+    assert!(
+        probes.iter().all(|&p| p),
+        "{what}: a block that passed open and verify lost a key"
+    );
     tally.harmless += 1;
 }
 
@@ -91,7 +98,12 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
     for Case { name, keys, block } in &cases {
         let mut truncations = Tally::default();
         for len in 0..block.len() {
-            check(&block[..len], keys, &mut truncations, &format!("{name}, truncated to {len}"));
+            check(
+                &block[..len],
+                keys,
+                &mut truncations,
+                &format!("{name}, truncated to {len}"),
+            );
         }
         // A truncated block can never pass both checks: its trailer is gone or shifted.
         assert_eq!(truncations.harmless, 0, "{name}: {truncations:?}");
@@ -100,7 +112,12 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
         let mut damaged = block.clone();
         for bit in 0..block.len() * 8 {
             damaged[bit / 8] ^= 1 << (bit % 8);
-            check(&damaged, keys, &mut flips, &format!("{name}, bit {bit} flipped"));
+            check(
+                &damaged,
+                keys,
+                &mut flips,
+                &format!("{name}, bit {bit} flipped"),
+            );
             damaged[bit / 8] ^= 1 << (bit % 8);
         }
         // CRC32 detects every single-bit error, so no flipped block passes both checks.

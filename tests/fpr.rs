@@ -12,7 +12,9 @@ const BLOCK_BITS: usize = 512;
 /// `k` is hypergeometric), and a foreign query succeeds with probability `C(X, k) / C(512, k)`.
 fn distinct_probe_theory(bits_per_key: f64, k: usize) -> f64 {
     let ln_choose = |n: usize, r: usize| -> f64 {
-        (0..r).map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln()).sum()
+        (0..r)
+            .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
+            .sum()
     };
     let choose = |n: usize, r: usize| if r > n { 0.0 } else { ln_choose(n, r).exp() };
     let all = choose(BLOCK_BITS, k);
@@ -34,7 +36,11 @@ fn distinct_probe_theory(bits_per_key: f64, k: usize) -> f64 {
             }
             set_bits = next;
         }
-        let query_hits: f64 = set_bits.iter().enumerate().map(|(x, p)| p * choose(x, k) / all).sum();
+        let query_hits: f64 = set_bits
+            .iter()
+            .enumerate()
+            .map(|(x, p)| p * choose(x, k) / all)
+            .sum();
         rate += ln_poisson.exp() * query_hits;
     }
     rate
@@ -78,8 +84,14 @@ fn fpr_is_within_ten_percent_of_theory_at_6_10_16_bits_per_key() {
             theory * 100.0,
             estimate * 100.0
         );
-        assert!((measured / theory - 1.0).abs() < 0.10, "{bits_per_key}: {measured} vs {theory}");
+        assert!(
+            (measured / theory - 1.0).abs() < 0.10,
+            "{bits_per_key}: {measured} vs {theory}"
+        );
         // The library's estimate (the with-replacement blocked formula) is close to the exact theory.
-        assert!((estimate / theory - 1.0).abs() < 0.05, "{bits_per_key}: {estimate} vs {theory}");
+        assert!(
+            (estimate / theory - 1.0).abs() < 0.05,
+            "{bits_per_key}: {estimate} vs {theory}"
+        );
     }
 }

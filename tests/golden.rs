@@ -10,7 +10,9 @@
 use std::path::{Path, PathBuf};
 
 use sstfilter::StandardBloomPolicy;
-use sstfilter::{FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy};
+use sstfilter::{
+    FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
+};
 
 /// Every golden file that must exist. Add lines; never remove them.
 const REQUIRED: &[&str] = &[
@@ -44,14 +46,23 @@ fn parse_name(name: &str) -> Golden {
         panic!("{name}: expected v<version>-<kind>-n<keys>-bpk<bits>.hex");
     };
     Golden {
-        version: version.strip_prefix('v').and_then(|v| v.parse().ok()).expect("version"),
+        version: version
+            .strip_prefix('v')
+            .and_then(|v| v.parse().ok())
+            .expect("version"),
         kind: match kind {
             "fastbloom" => FilterKind::FastBloom,
             "standardbloom" => FilterKind::StandardBloom,
             other => panic!("{name}: unknown kind {other}"),
         },
-        keys: keys.strip_prefix('n').and_then(|n| n.parse().ok()).expect("key count"),
-        bits_per_key: bpk.strip_prefix("bpk").and_then(|b| b.parse().ok()).expect("bits/key"),
+        keys: keys
+            .strip_prefix('n')
+            .and_then(|n| n.parse().ok())
+            .expect("key count"),
+        bits_per_key: bpk
+            .strip_prefix("bpk")
+            .and_then(|b| b.parse().ok())
+            .expect("bits/key"),
     }
 }
 
@@ -105,7 +116,10 @@ fn golden_blocks_are_frozen() {
     for name in REQUIRED {
         let path = dir.join(name);
         if !path.exists() {
-            assert!(bless, "{name} is missing (run with SSTFILTER_BLESS=1 to create it)");
+            assert!(
+                bless,
+                "{name} is missing (run with SSTFILTER_BLESS=1 to create it)"
+            );
             std::fs::write(&path, to_hex(&build(&parse_name(name)))).unwrap();
         }
     }
@@ -117,15 +131,23 @@ fn golden_blocks_are_frozen() {
         let golden = parse_name(&name);
         let bytes = from_hex(&std::fs::read_to_string(&path).unwrap());
 
-        let filter = FilterBlock::open_verified(&bytes[..]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let filter =
+            FilterBlock::open_verified(&bytes[..]).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(filter.format_version(), golden.version, "{name}");
         assert_eq!(filter.kind(), golden.kind, "{name}");
         assert_eq!(filter.num_keys(), golden.keys as u64, "{name}");
         for k in keys(golden.keys) {
-            assert!(filter.may_contain(&k), "{name}: lost {:?}", String::from_utf8_lossy(&k));
+            assert!(
+                filter.may_contain(&k),
+                "{name}: lost {:?}",
+                String::from_utf8_lossy(&k)
+            );
         }
         if golden.version == FORMAT_VERSION {
-            assert!(build(&golden) == bytes, "{name}: this crate now writes different bytes");
+            assert!(
+                build(&golden) == bytes,
+                "{name}: this crate now writes different bytes"
+            );
         }
         checked += 1;
     }

@@ -9,21 +9,22 @@ fn keys_strategy() -> impl Strategy<Value = Vec<Vec<u8>>> {
         proptest::collection::vec(any::<u8>(), 0..200),
         proptest::collection::vec(0u8..3, 0..4),
     ];
-    proptest::collection::vec(key, 0..400).prop_flat_map(|keys| {
-        let n = keys.len();
-        (Just(keys), proptest::collection::vec(any::<bool>(), n))
-    })
-    .prop_map(|(keys, repeat)| {
-        // Repeat some keys in place, as a table with several versions of a key would.
-        let mut out = Vec::new();
-        for (k, r) in keys.into_iter().zip(repeat) {
-            if r {
-                out.push(k.clone());
+    proptest::collection::vec(key, 0..400)
+        .prop_flat_map(|keys| {
+            let n = keys.len();
+            (Just(keys), proptest::collection::vec(any::<bool>(), n))
+        })
+        .prop_map(|(keys, repeat)| {
+            // Repeat some keys in place, as a table with several versions of a key would.
+            let mut out = Vec::new();
+            for (k, r) in keys.into_iter().zip(repeat) {
+                if r {
+                    out.push(k.clone());
+                }
+                out.push(k);
             }
-            out.push(k);
-        }
-        out
-    })
+            out
+        })
 }
 
 fn adjacent_distinct_hashes(keys: &[Vec<u8>]) -> u64 {

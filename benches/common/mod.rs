@@ -58,7 +58,10 @@ impl Keys {
 
     /// Keys and offsets in rusty-leveldb's `create_filter` layout.
     pub fn leveldb_layout(&self) -> (&[u8], Vec<usize>) {
-        let offsets = core::iter::once(0).chain(self.ends.iter().copied()).take(self.len()).collect();
+        let offsets = core::iter::once(0)
+            .chain(self.ends.iter().copied())
+            .take(self.len())
+            .collect();
         (&self.buf, offsets)
     }
 }
@@ -132,7 +135,8 @@ pub struct FastBloom(fastbloom::BloomFilter);
 impl Filter for FastBloom {
     const NAME: &'static str = "fastbloom (xxh3)";
     fn build(keys: &Keys) -> Self {
-        let mut f = fastbloom::BloomFilter::with_num_bits(keys.len() * BITS_PER_KEY).expected_items(keys.len());
+        let mut f = fastbloom::BloomFilter::with_num_bits(keys.len() * BITS_PER_KEY)
+            .expected_items(keys.len());
         for k in keys.iter() {
             f.insert_hash(xxh3_64(k));
         }

@@ -203,8 +203,9 @@ const PROBE_TABLE: [(f64, u8); 24] = [
     (91.5, 24),
 ];
 
-/// The probe count the built-in policies use at a bits/key setting (see [`PROBE_TABLE`]'s measurement): for
-/// example 6 at 10 bits/key. Settings beyond the table use its last count.
+/// The probe count the built-in policies use at a bits/key setting, from a table measured by
+/// `examples/tune_probes.rs` (BENCHMARKS.md section 2): for example 6 at 10 bits/key. Settings beyond 91.5
+/// bits/key use 24.
 #[must_use]
 pub fn probes_for_bits_per_key(bits_per_key: f64) -> u8 {
     PROBE_TABLE
@@ -224,7 +225,14 @@ pub(crate) fn build(
     out.resize(start + params.payload_len(), 0);
     let payload = out.get_mut(start..).unwrap_or_default();
     let (lines, _) = payload.as_chunks_mut::<BLOCK_BYTES>();
-    dispatch_probes!(params.num_probes, otherwise (), set_key_bits, lines, params.num_blocks, hashes);
+    dispatch_probes!(
+        params.num_probes,
+        otherwise(),
+        set_key_bits,
+        lines,
+        params.num_blocks,
+        hashes
+    );
 }
 
 /// Sets every key's bits, with a compile-time probe count `K`. Like the query, the common case (no repeated
@@ -355,7 +363,6 @@ fn set_bit(block: &mut [u8; BLOCK_BYTES], pos: usize) {
     }
 }
 
-
 /// Calls `f` with the key's first `probes` distinct draws, in order, stopping early if `f` breaks. This is the
 /// definition of which bits a key owns; the builder and the exact query path both go through it.
 fn for_each_distinct_probe<B>(
@@ -476,7 +483,11 @@ mod tests {
         for pair in PROBE_TABLE.windows(2) {
             assert!(pair[0].0 < pair[1].0 && pair[0].1 <= pair[1].1, "{pair:?}");
         }
-        assert!(PROBE_TABLE.iter().all(|&(_, k)| (1..=MAX_PROBES).contains(&k)));
+        assert!(
+            PROBE_TABLE
+                .iter()
+                .all(|&(_, k)| (1..=MAX_PROBES).contains(&k))
+        );
         assert_eq!(probes_for_bits_per_key(10.0), 6);
         assert_eq!(probes_for_bits_per_key(1.0), 1);
         assert_eq!(probes_for_bits_per_key(16.0), 9);
@@ -556,9 +567,21 @@ mod tests {
         let mut dups = 0;
         for i in 0..200_000u64 {
             let word = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ (i << 3);
-            assert_eq!(has_duplicate_draw::<6>(word), pairwise::<6>(word), "{word:#x}");
-            assert_eq!(has_duplicate_draw::<7>(word), pairwise::<7>(word), "{word:#x}");
-            assert_eq!(has_duplicate_draw::<2>(word), pairwise::<2>(word), "{word:#x}");
+            assert_eq!(
+                has_duplicate_draw::<6>(word),
+                pairwise::<6>(word),
+                "{word:#x}"
+            );
+            assert_eq!(
+                has_duplicate_draw::<7>(word),
+                pairwise::<7>(word),
+                "{word:#x}"
+            );
+            assert_eq!(
+                has_duplicate_draw::<2>(word),
+                pairwise::<2>(word),
+                "{word:#x}"
+            );
             dups += usize::from(pairwise::<6>(word));
         }
         // About 15/512 of random words have a duplicate among 6 draws; make sure the test saw many.
@@ -594,7 +617,13 @@ mod tests {
     fn for_keys_sizes_from_the_key_count() {
         assert_eq!(FastBloomParams::for_keys(0, 10.0).num_blocks(), 0);
         assert_eq!(FastBloomParams::for_keys(1, 10.0).num_blocks(), 1);
-        assert_eq!(FastBloomParams::for_keys(1_000_000, 10.0).num_blocks(), 19_532);
-        assert_eq!(FastBloomParams::for_keys(usize::MAX, 32.0).num_blocks(), u32::MAX);
+        assert_eq!(
+            FastBloomParams::for_keys(1_000_000, 10.0).num_blocks(),
+            19_532
+        );
+        assert_eq!(
+            FastBloomParams::for_keys(usize::MAX, 32.0).num_blocks(),
+            u32::MAX
+        );
     }
 }

@@ -1,0 +1,32 @@
+//! Arbitrary bytes as a reference table file: `Table::from_reader` rejects them, or every lookup, the verify
+//! pass, the filter's queries and every accessor run without panicking (what `sstfilter inspect` relies on).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sstfilter::table::Table;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(table) = Table::from_reader(data, data.len() as u64) else {
+        return;
+    };
+    let _ = table.verify();
+    let _ = (
+        table.num_entries(),
+        table.num_data_blocks(),
+        table.filter_handle(),
+        table.index_handle(),
+        table.filter_error().map(ToString::to_string),
+        table.file_len(),
+    );
+    if let Some(filter) = table.filter() {
+        sstfilter_fuzz::exercise(filter, data);
+    }
+    for key in data.chunks(9).take(32).chain([&b""[..], &[0xff; 32][..]]) {
+        let _ = table.get(key);
+    }
+    let stats = table.stats();
+    assert!(
+        stats.filter_negatives + stats.false_positives <= stats.filter_checks,
+        "counters are inconsistent: {stats:?}"
+    );
+});

@@ -1,0 +1,110 @@
+//! Lookup counters: what the filter decided and which reads it saved.
+
+use core::ops::{AddAssign, Sub};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// Declares the counters once: the public snapshot type, its lock-free live counterpart and the arithmetic.
+macro_rules! table_counters {
+    ($($(#[doc = $doc:literal])+ $field:ident,)+) => {
+        /// A snapshot of a table's lookup counters ([`Table::stats`](super::Table::stats)).
+        ///
+        /// Snapshots of several tables add up (`+=`), and the difference of two snapshots of one table (`-`)
+        /// counts what happened in between.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct TableStats {
+            $($(#[doc = $doc])+ pub $field: u64,)+
+        }
+
+        /// The live counters a table bumps during lookups (relaxed atomics: each is an independent tally).
+        #[derive(Debug, Default)]
+        pub(crate) struct Counters {
+            $(pub(crate) $field: AtomicU64,)+
+        }
+
+        impl Counters {
+            pub(crate) fn snapshot(&self) -> TableStats {
+                TableStats { $($field: self.$field.load(Ordering::Relaxed),)+ }
+            }
+        }
+
+        impl AddAssign for TableStats {
+            fn add_assign(&mut self, other: TableStats) {
+                $(self.$field += other.$field;)+
+            }
+        }
+
+        impl Sub for TableStats {
+            type Output = TableStats;
+
+            /// Counts per field, saturating at zero.
+            fn sub(self, earlier: TableStats) -> TableStats {
+                TableStats { $($field: self.$field.saturating_sub(earlier.$field),)+ }
+            }
+        }
+    };
+}
+
+table_counters! {
+    /// Calls to `get`.
+    lookups,
+    /// Lookups the filter block answered.
+    filter_checks,
+    /// Lookups the filter answered "absent": each is a data-block read avoided.
+    filter_negatives,
+    /// Lookups on a table whose filter block is corrupt or unreadable, answered "may contain" instead.
+    filter_unavailable,
+    /// Data blocks read from the file (one positioned read each).
+    data_block_reads,
+    /// Lookups the filter answered "may contain" for a key the table does not hold.
+    false_positives,
+}
+
+impl TableStats {
+    /// Data-block reads the filter avoided: its negative answers.
+    #[must_use]
+    pub fn reads_avoided(&self) -> u64 {
+        self.filter_negatives
+    }
+
+    /// False positives per filter check: the measured false-positive rate when every lookup was for a key the
+    /// table does not hold. `None` before any filter check.
+    #[must_use]
+    pub fn false_positive_rate(&self) -> Option<f64> {
+        (self.filter_checks > 0).then(|| self.false_positives as f64 / self.filter_checks as f64)
+    }
+}
+
+/// Adds one to a counter.
+pub(crate) fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_add_and_subtract() {
+        let counters = Counters::default();
+        bump(&counters.lookups);
+        bump(&counters.filter_checks);
+        let before = counters.snapshot();
+        bump(&counters.lookups);
+        bump(&counters.filter_checks);
+        bump(&counters.false_positives);
+        let after = counters.snapshot();
+
+        let delta = after - before;
+        assert_eq!(delta.lookups, 1);
+        assert_eq!(delta.false_positive_rate(), Some(1.0));
+        assert_eq!((before - after).lookups, 0, "saturates");
+
+        let mut total = TableStats::default();
+        total += after;
+        total += after;
+        assert_eq!(total.filter_checks, 4);
+        assert_eq!(total.reads_avoided(), 0);
+        assert_eq!(TableStats::default().false_positive_rate(), None);
+    }
+}

@@ -1,0 +1,196 @@
+//! Hostile trailers: each lie a block can tell about itself is rejected with the right typed error, or is
+//! harmless; and `open`, `verify`, every query and every accessor allocate nothing, whatever the block claims.
+//!
+//! Each case rewrites trailer fields of a valid block and recomputes the CRC, so only the structure checks stand
+//! between the lie and the probes (a lie with a stale CRC is caught by `verify` as well; see tests/corruption.rs).
+
+use sstfilter::{
+    Error, FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
+    TRAILER_LEN,
+};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use std::alloc::System;
+
+#[global_allocator]
+static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+// Trailer field offsets from the trailer's start (FORMAT.md section 2).
+const VERSION: usize = 4;
+const KIND: usize = 5;
+const FLAGS: usize = 6;
+const PARAMS: usize = 8;
+const KEYS: usize = 24;
+
+fn valid_block(keys: u32, bits_per_key: f64) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(bits_per_key));
+    for i in 0..keys {
+        builder.add_key(format!("key-{i}").as_bytes());
+    }
+    builder.finish()
+}
+
+fn reseal(block: &mut [u8]) {
+    let n = block.len();
+    let crc = crc32fast::hash(&block[..n - 4]);
+    block[n - 4..].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A copy of `block` with `bytes` written at trailer offset `at`, CRC recomputed.
+fn with_field(block: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut out = block.to_vec();
+    let start = out.len() - TRAILER_LEN + at;
+    out[start..start + bytes.len()].copy_from_slice(bytes);
+    reseal(&mut out);
+    out
+}
+
+/// Opens `block` and, if it opens, uses everything it offers; returns the open result and asserts that none of
+/// it allocated a single byte.
+fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
+    let region = Region::new(ALLOCATOR);
+    let result = FilterBlock::open(block).map(|filter| {
+        let _ = filter.verify();
+        let _ = (
+            filter.num_keys(),
+            filter.bits_per_key(),
+            filter.expected_fpr(),
+            filter.params(),
+        );
+        for i in 0..64u64 {
+            let _ = filter.may_contain(&i.to_le_bytes());
+            let _ = filter.may_contain_hash(KeyHash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        let keys = [&b"a"[..], b"b", b"c"];
+        let mut answers = [false; 3];
+        filter.may_contain_batch(&keys, &mut answers);
+    });
+    let stats = region.change();
+    assert_eq!(
+        stats.allocations,
+        0,
+        "reading a {}-byte block allocated: {stats:?}",
+        block.len()
+    );
+    result
+}
+
+#[test]
+fn hostile_trailers_are_rejected_without_allocating() {
+    let block = valid_block(1000, 10.0);
+    assert_eq!(open_without_allocating(&block), Ok(()));
+
+    // Every version but the ones this reader knows.
+    for version in [0u8, FORMAT_VERSION + 1, 0x7f, 0xff] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, VERSION, &[version])),
+            Err(Error::UnsupportedVersion {
+                found: version,
+                max: FORMAT_VERSION
+            }),
+        );
+    }
+
+    // Reserved and unknown kind tags.
+    for tag in (0u8..=255).filter(|&t| FilterKind::try_from(t).is_err()) {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, KIND, &[tag])),
+            Err(Error::UnknownKind(tag))
+        );
+    }
+
+    // Reserved flags.
+    for flags in [1u16, 0x8000, u16::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, FLAGS, &flags.to_le_bytes())),
+            Err(Error::BadParams {
+                kind: None,
+                field: "flags",
+                value: u64::from(flags)
+            }),
+        );
+    }
+
+    // Probe counts out of range.
+    for probes in [0u8, 25, 200, u8::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, PARAMS, &[probes])),
+            Err(Error::BadParams {
+                kind: Some(FilterKind::FastBloom),
+                field: "num_probes",
+                value: u64::from(probes)
+            }),
+        );
+    }
+
+    // Reserved parameter bytes.
+    for at in 1..16 {
+        let result = open_without_allocating(&with_field(&block, PARAMS + at, &[0xff]));
+        assert!(
+            matches!(
+                result,
+                Err(Error::BadParams {
+                    field: "reserved parameter byte",
+                    ..
+                })
+            ),
+            "byte {at}: {result:?}"
+        );
+    }
+
+    // A key count that contradicts an empty or a non-empty payload.
+    assert!(matches!(
+        open_without_allocating(&with_field(&block, KEYS, &0u64.to_le_bytes())),
+        Err(Error::BadParams {
+            field: "num_keys",
+            value: 0,
+            ..
+        })
+    ));
+    let empty = valid_block(0, 10.0);
+    for keys in [1u64, u64::MAX] {
+        assert!(matches!(
+            open_without_allocating(&with_field(&empty, KEYS, &keys.to_le_bytes())),
+            Err(Error::BadParams {
+                field: "num_keys",
+                ..
+            })
+        ));
+    }
+
+    // Huge key counts over a real payload are only informational: accepted, answered, and cheap to describe.
+    for keys in [u64::MAX, 1 << 40] {
+        let lying = with_field(&block, KEYS, &keys.to_le_bytes());
+        assert_eq!(open_without_allocating(&lying), Ok(()));
+        let filter = FilterBlock::open(&lying[..]).unwrap();
+        assert_eq!(filter.expected_fpr(), 1.0);
+        assert!(filter.bits_per_key() < 1e-6);
+    }
+
+    // Payload lengths that are not whole cache lines: a trailer moved onto a ragged payload.
+    for extra in [1usize, 17, 63] {
+        let mut ragged = block[..block.len() - TRAILER_LEN].to_vec();
+        ragged.extend(std::iter::repeat_n(0u8, extra));
+        ragged.extend_from_slice(&block[block.len() - TRAILER_LEN..]);
+        reseal(&mut ragged);
+        let payload = (ragged.len() - TRAILER_LEN) as u64;
+        assert_eq!(
+            open_without_allocating(&ragged),
+            Err(Error::LengthMismatch {
+                kind: FilterKind::FastBloom,
+                expected: payload / 64 * 64,
+                found: payload
+            }),
+        );
+    }
+
+    // Too short to hold a trailer, including empty input.
+    for len in [0usize, 1, TRAILER_LEN - 1] {
+        assert_eq!(
+            open_without_allocating(&block[block.len() - len..]),
+            Err(Error::TooShort {
+                need: TRAILER_LEN,
+                got: len
+            })
+        );
+    }
+}
