@@ -5,7 +5,7 @@
 //! filters and trees, for capacity planning (`sstfilter calc`) and for policies that size per level.
 
 use crate::kind::fast_bloom::{BLOCK_BITS, MAX_PROBES, probes_for_bits_per_key};
-use crate::math::{blocked_bloom_fpr, standard_bloom_fpr};
+use crate::math::{blocked_bloom_fpr, optimal_bloom_probes, standard_bloom_fpr};
 
 /// Largest bits/key the sizing searches consider. Every model reaches rates far below 1e-15 before it.
 const MAX_BITS_PER_KEY: f64 = 1024.0;
@@ -66,9 +66,7 @@ impl FilterModel {
     #[must_use]
     pub fn probes(self, bits_per_key: f64) -> Option<u32> {
         match self {
-            FilterModel::StandardBloom => {
-                Some((bits_per_key * core::f64::consts::LN_2).round().max(1.0) as u32)
-            }
+            FilterModel::StandardBloom => Some(optimal_bloom_probes(bits_per_key)),
             FilterModel::FastBloom => Some(u32::from(probes_for_bits_per_key(bits_per_key))),
             FilterModel::Bound => None,
         }

@@ -3,11 +3,15 @@
 
 use arbitrary::Arbitrary;
 use sstfilter::{
-    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, key_hash,
+    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, StandardBloomPolicy,
+    key_hash,
 };
 
 /// Every built-in policy, by bits per key. Add each new kind here.
-const POLICIES: &[fn(f64) -> Box<dyn FilterPolicy>] = &[|b| Box::new(FastBloomPolicy::new(b))];
+const POLICIES: &[fn(f64) -> Box<dyn FilterPolicy>] = &[
+    |b| Box::new(FastBloomPolicy::new(b)),
+    |b| Box::new(StandardBloomPolicy::new(b)),
+];
 
 /// How to build a block: which policy and at how many bits per key.
 #[derive(Arbitrary, Debug, Clone, Copy)]

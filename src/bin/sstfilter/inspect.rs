@@ -153,6 +153,11 @@ fn describe(params: &KindParams) -> String {
             thousands(u64::from(p.num_blocks())),
             p.num_probes()
         ),
+        KindParams::StandardBloom(p) => format!(
+            "{} bits, {} probes per key",
+            thousands(p.num_bits()),
+            p.num_hashes()
+        ),
         other => format!("{other:?}"),
     }
 }
