@@ -8,7 +8,8 @@
 mod common;
 
 use common::{
-    BinaryFuse8, BinaryFuse16, FastBloom, Filter, Keys, LevelDb, Ours, OursRibbonAt, Sbbf,
+    BinaryFuse8, BinaryFuse16, FastBloom, Filter, Keys, LevelDb, Ours, OursRibbonAt, OursStandard,
+    Sbbf,
 };
 
 fn row<F: Filter>(keys: &Keys, absent: &Keys, extra: &str) {
@@ -73,6 +74,17 @@ fn main() {
         );
         drop(ours);
         row::<Ours>(&keys, &absent, &theory);
+        let standard = OursStandard::build(&keys);
+        let standard_theory = format!(
+            "{:.4} % ((1 - e^(-kn/m))^k, k = {})",
+            standard.block().expected_fpr() * 100.0,
+            match standard.block().params() {
+                sstfilter::KindParams::StandardBloom(p) => p.num_hashes(),
+                _ => 0,
+            }
+        );
+        drop(standard);
+        row::<OursStandard>(&keys, &absent, &standard_theory);
         row::<FastBloom>(&keys, &absent, "");
         row::<Sbbf>(&keys, &absent, "");
         row::<BinaryFuse8>(&keys, &absent, "2^-8 = 0.3906 %");

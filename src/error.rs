@@ -5,12 +5,15 @@
 //! The storage layer is expected to treat any `Err` from [`FilterBlock::open`](crate::FilterBlock::open) or
 //! [`FilterBlock::verify`](crate::FilterBlock::verify) as "the key may be present" and count it: a filter may
 //! cost a wasted read, it must never hide a key.
+//!
+//! The in-memory filters ([`memory`](crate::memory)) use the same type for the two ways combining or loading them
+//! can fail: [`Error::WrongKind`] and [`Error::ParamsMismatch`].
 
 use core::fmt;
 
 use crate::format::FilterKind;
 
-/// Why a filter block could not be opened or verified.
+/// Why a filter block could not be opened or verified (or, for the in-memory filters, loaded or combined).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -60,6 +63,24 @@ pub enum Error {
         /// The checksum computed over the block.
         found: u32,
     },
+    /// A valid block holds a different filter kind than the one asked for (for example
+    /// [`BloomFilter::from_block`](crate::BloomFilter::from_block) given a FastBloom block).
+    WrongKind {
+        /// The kind the caller asked for.
+        expected: FilterKind,
+        /// The kind stored in the block.
+        found: FilterKind,
+    },
+    /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
+    /// differs: their bits do not mean the same keys.
+    ParamsMismatch {
+        /// Which parameter differs.
+        field: &'static str,
+        /// Its value in the filter the method was called on.
+        left: u64,
+        /// Its value in the other filter.
+        right: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -94,6 +115,13 @@ impl fmt::Display for Error {
             Error::ChecksumMismatch { expected, found } => write!(
                 f,
                 "filter block checksum mismatch: stored {expected:#010x}, computed {found:#010x}"
+            ),
+            Error::WrongKind { expected, found } => {
+                write!(f, "expected a {expected} filter block, found {found}")
+            }
+            Error::ParamsMismatch { field, left, right } => write!(
+                f,
+                "filters cannot be combined: {field} differs ({left} vs {right})"
             ),
         }
     }

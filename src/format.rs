@@ -59,6 +59,9 @@ pub enum FilterKind {
     FastBloom = 1,
     /// Standard Ribbon filter with 128-bit rows, split into independently solved shards.
     Ribbon = 2,
+    /// The classic Bloom filter: one bit array, `k` probes anywhere in it (the serialised in-memory
+    /// [`BloomFilter`](crate::BloomFilter)).
+    StandardBloom = 4,
 }
 
 impl FilterKind {
@@ -76,6 +79,7 @@ impl TryFrom<u8> for FilterKind {
         match tag {
             1 => Ok(FilterKind::FastBloom),
             2 => Ok(FilterKind::Ribbon),
+            4 => Ok(FilterKind::StandardBloom),
             other => Err(Error::UnknownKind(other)),
         }
     }
@@ -86,6 +90,7 @@ impl fmt::Display for FilterKind {
         f.write_str(match self {
             FilterKind::FastBloom => "FastBloom",
             FilterKind::Ribbon => "Ribbon",
+            FilterKind::StandardBloom => "StandardBloom",
         })
     }
 }
@@ -265,5 +270,10 @@ mod tests {
             Ok(FilterKind::Ribbon)
         );
         assert_eq!(FilterKind::Ribbon.tag(), 2);
+        assert_eq!(FilterKind::StandardBloom.tag(), 4);
+        assert_eq!(
+            FilterKind::try_from(FilterKind::StandardBloom.tag()),
+            Ok(FilterKind::StandardBloom)
+        );
     }
 }

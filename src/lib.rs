@@ -44,6 +44,10 @@
 //! file and skipping data-block reads with it. The `sstfilter` binary (cargo feature `cli`, on by default)
 //! demonstrates it (`sstfilter demo`), explains block files (`sstfilter inspect`) and sizes filters
 //! (`sstfilter calc`).
+//!
+//! The crate also has the classic in-memory filters — [`BloomFilter`], [`CountingBloomFilter`] and
+//! [`ScalableBloomFilter`] (module [`memory`]) — for sets that are inserted into and queried while a program
+//! runs, such as a crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -65,6 +69,7 @@ mod hash;
 pub mod kind;
 mod le;
 pub mod math;
+pub mod memory;
 mod policy;
 mod reader;
 pub mod sizing;
@@ -77,6 +82,9 @@ pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::fast_bloom::FastBloomParams;
 pub use kind::ribbon::{RibbonParams, RibbonPlan, RibbonPolicy};
+pub use kind::standard_bloom::StandardBloomParams;
+pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+pub use policy::StandardBloomPolicy;
 pub use policy::{FastBloomPolicy, FilterPlan, FilterPolicy};
 pub use reader::FilterBlock;
 

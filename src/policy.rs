@@ -11,6 +11,7 @@ use crate::format::TRAILER_LEN;
 use crate::kind::KindParams;
 use crate::kind::fast_bloom::{self, FastBloomParams};
 use crate::kind::ribbon::{self, RibbonPlan};
+use crate::kind::standard_bloom::{self, StandardBloomParams};
 
 /// What a policy decided to build: a kind and its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,6 +23,8 @@ pub enum FilterPlan {
     /// the block has the fallback's size and rate, not the ones [`payload_len`](Self::payload_len) and
     /// [`expected_fpr`](Self::expected_fpr) give for the plan).
     Ribbon(RibbonPlan),
+    /// Build a StandardBloom filter (the classic Bloom filter) with these parameters.
+    StandardBloom(StandardBloomParams),
 }
 
 impl FilterPlan {
@@ -31,6 +34,7 @@ impl FilterPlan {
         match self {
             FilterPlan::FastBloom(p) => p.payload_len(),
             FilterPlan::Ribbon(p) => p.payload_len(),
+            FilterPlan::StandardBloom(p) => p.payload_len(),
         }
     }
 
@@ -40,6 +44,7 @@ impl FilterPlan {
         match self {
             FilterPlan::FastBloom(p) => p.expected_fpr(num_keys as u64),
             FilterPlan::Ribbon(p) => p.expected_fpr(),
+            FilterPlan::StandardBloom(p) => p.expected_fpr(num_keys as u64),
         }
     }
 
@@ -56,6 +61,10 @@ impl FilterPlan {
                 KindParams::FastBloom(*p)
             }
             FilterPlan::Ribbon(p) => ribbon::build_or_fallback(p, hashes, out),
+            FilterPlan::StandardBloom(p) => {
+                standard_bloom::build(p, hashes, out);
+                KindParams::StandardBloom(*p)
+            }
         }
     }
 }
@@ -154,6 +163,59 @@ impl FilterPolicy for FastBloomPolicy {
     }
 }
 
+/// Builds classic Bloom filters ([`FilterKind::StandardBloom`](crate::FilterKind::StandardBloom)) at a fixed
+/// number of bits per key, with the optimal probe count `round(bits_per_key · ln 2)`.
+///
+/// Each query touches `k` cache lines instead of FastBloom's one, so it is slower on large filters; in exchange
+/// the false-positive rate is the textbook `(1 - e^(-kn/m))^k`: 0.82 % at 10 bits/key against FastBloom's
+/// 0.96 %. The blocks it writes are the same kind that [`BloomFilter::to_block`](crate::BloomFilter::to_block)
+/// writes, so an in-memory filter and a table's filter can be read by the same code.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StandardBloomPolicy {
+    bits_per_key: f64,
+}
+
+impl StandardBloomPolicy {
+    /// A policy spending `bits_per_key` bits per distinct key.
+    ///
+    /// # Panics
+    /// If `bits_per_key` is below 1.0 or not finite, as [`FastBloomPolicy::new`] does; use
+    /// [`try_new`](Self::try_new) to validate untrusted configuration.
+    #[must_use]
+    pub fn new(bits_per_key: f64) -> Self {
+        #[expect(
+            clippy::panic,
+            reason = "documented: a bad configuration constant is a programming error"
+        )]
+        match Self::try_new(bits_per_key) {
+            Some(policy) => policy,
+            None => panic!(
+                "StandardBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}"
+            ),
+        }
+    }
+
+    /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
+    #[must_use]
+    pub fn try_new(bits_per_key: f64) -> Option<Self> {
+        FastBloomPolicy::try_new(bits_per_key).map(|valid| StandardBloomPolicy {
+            bits_per_key: valid.bits_per_key(),
+        })
+    }
+
+    /// The configured bits per key.
+    #[must_use]
+    pub const fn bits_per_key(&self) -> f64 {
+        self.bits_per_key
+    }
+}
+
+impl FilterPolicy for StandardBloomPolicy {
+    fn plan(&self, num_keys: usize) -> FilterPlan {
+        FilterPlan::StandardBloom(StandardBloomParams::for_keys(num_keys, self.bits_per_key))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +252,20 @@ mod tests {
         assert_eq!(boxed.plan(100), policy.plan(100));
         let by_ref: &dyn FilterPolicy = &policy;
         assert_eq!(shared.plan(100), by_ref.plan(100));
+    }
+
+    #[test]
+    fn standard_bloom_policy_sizes_whole_words_with_the_optimal_probe_count() {
+        assert!(StandardBloomPolicy::try_new(0.5).is_none());
+        let policy = StandardBloomPolicy::new(10.0);
+        // 1000 keys × 10 bits = 10,000 bits → 157 words of 64 (10,048 bits); k = round(10 · ln 2) = 7.
+        assert_eq!(policy.estimated_block_len(1000), 157 * 8 + TRAILER_LEN);
+        assert_eq!(policy.estimated_block_len(0), 8 + TRAILER_LEN);
+        let FilterPlan::StandardBloom(params) = policy.plan(1000) else {
+            panic!("StandardBloomPolicy plans StandardBloom");
+        };
+        assert_eq!(params.num_hashes(), 7);
+        // (1 - e^(-7·1000/10048))^7 = 0.800 %: a hair under 0.82 % because of the rounding to whole words.
+        assert!((0.0079..0.0081).contains(&policy.estimated_fpr(1000)));
     }
 }

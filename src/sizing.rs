@@ -5,7 +5,8 @@
 //! filters and trees, for capacity planning (`sstfilter calc`) and for policies that size per level.
 
 use crate::kind::fast_bloom::{BLOCK_BITS, MAX_PROBES, probes_for_bits_per_key};
-use crate::math::{blocked_bloom_fpr, standard_bloom_fpr};
+use crate::kind::ribbon;
+use crate::math::{blocked_bloom_fpr, optimal_bloom_probes, standard_bloom_fpr};
 
 /// Largest bits/key the sizing searches consider. Every model reaches rates far below 1e-15 before it.
 const MAX_BITS_PER_KEY: f64 = 1024.0;
@@ -21,6 +22,11 @@ pub enum FilterModel {
     /// probe count the built-in policy picks ([`probes_for_bits_per_key`]) and the blocked rate
     /// ([`blocked_bloom_fpr`]). Sized in whole 64-byte blocks, at least 1 bit/key.
     FastBloom,
+    /// [`Ribbon`](crate::FilterKind::Ribbon) as [`RibbonPolicy`](crate::RibbonPolicy) builds it for large key
+    /// counts: `c` result bits per slot on average (a mix of `r = floor(c)` and `r + 1`, rate
+    /// `f·2^-r + (1 − f)·2^-(r+1)` with `f = r + 1 − c`), 1.5 % more slots than keys, and a 5-byte directory
+    /// record per 8 Ki keys. No probes; at least one result bit (about 1.02 bits/key), at most 32.
+    Ribbon,
     /// The information-theoretic lower bound for any filter: rate `2^−bits_per_key`.
     Bound,
 }
@@ -48,16 +54,18 @@ impl FilterModel {
         match self {
             FilterModel::StandardBloom => "standard Bloom",
             FilterModel::FastBloom => "blocked Bloom (FastBloom)",
+            FilterModel::Ribbon => "Ribbon",
             FilterModel::Bound => "information-theoretic bound",
         }
     }
 
     /// The fewest bits per key the model builds a filter with; fewer means no filter (rate 1).
     #[must_use]
-    pub const fn min_bits_per_key(self) -> f64 {
+    pub fn min_bits_per_key(self) -> f64 {
         match self {
             // FastBloomPolicy rejects settings below 1 bit/key.
             FilterModel::FastBloom => 1.0,
+            FilterModel::Ribbon => ribbon::large_filter_bits_per_key(1.0),
             FilterModel::StandardBloom | FilterModel::Bound => 0.0,
         }
     }
@@ -66,11 +74,9 @@ impl FilterModel {
     #[must_use]
     pub fn probes(self, bits_per_key: f64) -> Option<u32> {
         match self {
-            FilterModel::StandardBloom => {
-                Some((bits_per_key * core::f64::consts::LN_2).round().max(1.0) as u32)
-            }
+            FilterModel::StandardBloom => Some(optimal_bloom_probes(bits_per_key)),
             FilterModel::FastBloom => Some(u32::from(probes_for_bits_per_key(bits_per_key))),
-            FilterModel::Bound => None,
+            FilterModel::Ribbon | FilterModel::Bound => None,
         }
     }
 
@@ -83,7 +89,7 @@ impl FilterModel {
         self.fpr_with_probes(bits_per_key, probes).unwrap_or(1.0)
     }
 
-    /// The false-positive rate at `bits_per_key` with `probes` probes (ignored by the bound); `None` if the
+    /// The false-positive rate at `bits_per_key` with `probes` probes (ignored by Ribbon and the bound); `None` if the
     /// model cannot use that probe count (FastBloom: 1..=24).
     #[must_use]
     pub fn fpr_with_probes(self, bits_per_key: f64, probes: u32) -> Option<f64> {
@@ -97,6 +103,7 @@ impl FilterModel {
             FilterModel::FastBloom => (1..=u32::from(MAX_PROBES))
                 .contains(&probes)
                 .then(|| blocked_bloom_fpr(bits_per_key, probes, BLOCK_BITS)),
+            FilterModel::Ribbon => Some(ribbon::large_filter_fpr(bits_per_key)),
             FilterModel::Bound => Some((-bits_per_key).exp2()),
         }
     }
@@ -141,7 +148,9 @@ impl FilterModel {
                 let blocks = (keys as f64 * bits_per_key / f64::from(BLOCK_BITS)).ceil();
                 blocks * f64::from(BLOCK_BITS)
             }
-            FilterModel::StandardBloom | FilterModel::Bound => (keys as f64 * bits_per_key).ceil(),
+            FilterModel::StandardBloom | FilterModel::Ribbon | FilterModel::Bound => {
+                (keys as f64 * bits_per_key).ceil()
+            }
         };
         // The rate at the rounded size keeps the probe count chosen for the target, as a policy would.
         let probes = self.probes(bits_per_key);
@@ -158,10 +167,10 @@ impl FilterModel {
         }
         let bits = match self {
             FilterModel::FastBloom => bits - bits % u64::from(BLOCK_BITS),
-            FilterModel::StandardBloom | FilterModel::Bound => bits,
+            FilterModel::StandardBloom | FilterModel::Ribbon | FilterModel::Bound => bits,
         };
         let probes = match self {
-            FilterModel::Bound => None,
+            FilterModel::Ribbon | FilterModel::Bound => None,
             FilterModel::StandardBloom | FilterModel::FastBloom => {
                 probes.or_else(|| self.probes(bits as f64 / keys as f64))
             }
@@ -344,9 +353,10 @@ pub fn geometric_levels(total_keys: u64, levels: u32, ratio: f64) -> Vec<u64> {
 mod tests {
     use super::*;
 
-    const MODELS: [FilterModel; 3] = [
+    const MODELS: [FilterModel; 4] = [
         FilterModel::StandardBloom,
         FilterModel::FastBloom,
+        FilterModel::Ribbon,
         FilterModel::Bound,
     ];
 
@@ -411,6 +421,31 @@ mod tests {
         let policy = FastBloomPolicy::new(FilterModel::FastBloom.bits_per_key_for(0.02).unwrap());
         assert_eq!(policy.estimated_block_len(123_457) as u64 - 36, s.bits / 8);
         assert!((policy.estimated_fpr(123_457) - s.fpr).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ribbon_model_matches_the_policy_on_large_key_sets() {
+        use crate::{FilterPolicy, RibbonPolicy};
+        // 64 full shards, so the large-filter model applies; within a block of rounding of the plan.
+        let keys = 64 * 8192;
+        for target in [0.0095, 2f64.powi(-8), 1e-4] {
+            let s = FilterModel::Ribbon.size_for_fpr(keys, target).unwrap();
+            assert!(s.fpr <= target * (1.0 + 1e-9), "{s:?}");
+            let policy = RibbonPolicy::with_fpr(target);
+            let planned_bits = 8.0 * (policy.estimated_block_len(keys as usize) - 36) as f64;
+            assert!(
+                (planned_bits / s.bits as f64 - 1.0).abs() < 0.002,
+                "{target}: plan {planned_bits} bits, model {s:?}"
+            );
+            assert!((policy.estimated_fpr(keys as usize) / s.fpr - 1.0).abs() < 0.01);
+        }
+        // Ribbon's space over the bound at 1 %: its slot overhead and the mixing of two column counts.
+        let ribbon = FilterModel::Ribbon.bits_per_key_for(0.01).unwrap();
+        let bound = FilterModel::Bound.bits_per_key_for(0.01).unwrap();
+        assert!(
+            ribbon / bound > 1.015 && ribbon / bound < 1.04,
+            "{ribbon} vs {bound}"
+        );
     }
 
     /// Monkey's closed form for a standard Bloom filter with a continuous probe count, whose rate is
@@ -489,7 +524,11 @@ mod tests {
         let levels = geometric_levels(100_000_000, 5, 10.0);
         assert_eq!(levels.iter().sum::<u64>(), 100_000_000);
         let total = 100_000_000.0 * 10.0;
-        for model in [FilterModel::StandardBloom, FilterModel::FastBloom] {
+        for model in [
+            FilterModel::StandardBloom,
+            FilterModel::FastBloom,
+            FilterModel::Ribbon,
+        ] {
             let bits = allocate_levels(model, &levels, total);
             let spent: f64 = bits.iter().zip(&levels).map(|(b, &n)| b * n as f64).sum();
             assert!(spent <= total);

@@ -2,8 +2,8 @@
 //! answers "may contain" for all of its keys. Nothing panics, whatever the bytes.
 
 use sstfilter::{
-    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, KindParams, RibbonPolicy,
-    key_hash,
+    BloomFilter, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
+    KindParams, RibbonPolicy, StandardBloomPolicy, key_hash,
 };
 
 struct Case {
@@ -13,8 +13,16 @@ struct Case {
 }
 
 fn case(name: &'static str, n: usize, bits_per_key: f64) -> Case {
-    let keys: Vec<Vec<u8>> = (0..n).map(|i| format!("key-{i:06}").into_bytes()).collect();
-    let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(bits_per_key));
+    case_with(name, n, FastBloomPolicy::new(bits_per_key))
+}
+
+fn case_keys(n: usize) -> Vec<Vec<u8>> {
+    (0..n).map(|i| format!("key-{i:06}").into_bytes()).collect()
+}
+
+fn case_with(name: &'static str, n: usize, policy: impl FilterPolicy) -> Case {
+    let keys = case_keys(n);
+    let mut builder = FilterBlockBuilder::new(policy);
     for k in &keys {
         builder.add_key(k);
     }
@@ -22,6 +30,18 @@ fn case(name: &'static str, n: usize, bits_per_key: f64) -> Case {
         name,
         keys,
         block: builder.finish(),
+    }
+}
+
+/// A StandardBloom block written by the in-memory filter (odd bit count, estimated key count).
+fn in_memory_case(name: &'static str, n: usize) -> Case {
+    let keys = case_keys(n);
+    let mut filter = BloomFilter::with_size(1001, 5);
+    filter.extend(keys.iter().map(Vec::as_slice));
+    Case {
+        name,
+        keys,
+        block: filter.to_block(),
     }
 }
 
@@ -64,6 +84,18 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
         case("100 keys at 10 bits/key", 100, 10.0),
         case("1000 keys at 3.3 bits/key", 1000, 3.3),
         case("300 keys at 32 bits/key", 300, 32.0),
+        case_with("standard bloom, empty", 0, StandardBloomPolicy::new(10.0)),
+        case_with(
+            "standard bloom, 100 keys at 10 bits/key",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
+        case_with(
+            "standard bloom, 500 keys at 3.3 bits/key",
+            500,
+            StandardBloomPolicy::new(3.3),
+        ),
+        in_memory_case("in-memory bloom, 120 keys in 1001 bits", 120),
     ];
     cases.iter().for_each(truncate_and_flip_every_bit);
 }
@@ -104,8 +136,16 @@ fn truncate_and_flip_every_bit(Case { name, keys, block }: &Case) {
 
 #[test]
 fn arbitrary_trailers_never_panic() {
-    // Every value of each single trailer byte, on top of a valid block.
-    every_value_of_every_trailer_byte(&case("100 keys", 100, 10.0));
+    for case in [
+        case("100 keys", 100, 10.0),
+        case_with(
+            "standard bloom, 100 keys",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
+    ] {
+        every_value_of_every_trailer_byte(&case);
+    }
 }
 
 /// Every value of each single trailer byte, on top of a valid block.
@@ -133,12 +173,7 @@ fn every_value_of_every_trailer_byte(Case { name, keys, block }: &Case) {
 /// A Ribbon block of `n` keys; the case checks every `stride`-th of them after each damage (a block that
 /// passes both checks is the original, so a sample of keys is as good a witness as all of them).
 fn ribbon_case(name: &'static str, n: usize, stride: usize, policy: RibbonPolicy) -> Case {
-    let keys: Vec<Vec<u8>> = (0..n).map(|i| format!("key-{i:06}").into_bytes()).collect();
-    let mut builder = FilterBlockBuilder::new(policy);
-    for k in &keys {
-        builder.add_key(k);
-    }
-    let block = builder.finish();
+    let Case { keys, block, .. } = case_with(name, n, policy);
     let kind = FilterBlock::open(&block[..]).map(|f| f.kind());
     assert_eq!(
         kind,
@@ -219,4 +254,26 @@ fn ribbon_arbitrary_directories_never_panic() {
         tally.harmless, directory,
         "only the unchanged bytes pass the checksum: {tally:?}"
     );
+}
+
+#[test]
+fn loading_an_in_memory_filter_rejects_every_damaged_block() {
+    // `BloomFilter::from_block` verifies the checksum: no truncation or bit flip yields a filter.
+    let Case { block, .. } = in_memory_case("in-memory bloom", 120);
+    assert!(BloomFilter::from_block(&block).is_ok());
+    for len in 0..block.len() {
+        assert!(
+            BloomFilter::from_block(&block[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    let mut damaged = block.clone();
+    for bit in 0..block.len() * 8 {
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        assert!(
+            BloomFilter::from_block(&damaged).is_err(),
+            "bit {bit} flipped"
+        );
+        damaged[bit / 8] ^= 1 << (bit % 8);
+    }
 }

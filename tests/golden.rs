@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use sstfilter::RibbonPolicy;
+use sstfilter::StandardBloomPolicy;
 use sstfilter::{
     FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
 };
@@ -27,6 +28,13 @@ const REQUIRED: &[&str] = &[
     "v1-ribbon-n1000-bpk7.5.hex",
     "v1-ribbon-n2000-bpk16.hex",
     "v1-ribbon-n10000-bpk10.hex",
+    "v1-standardbloom-n0-bpk10.hex",
+    "v1-standardbloom-n1-bpk10.hex",
+    "v1-standardbloom-n10-bpk10.hex",
+    "v1-standardbloom-n100-bpk7.5.hex",
+    "v1-standardbloom-n1000-bpk16.hex",
+    "v1-standardbloom-n200-bpk1.hex",
+    "v1-standardbloom-n50-bpk32.hex",
 ];
 
 struct Golden {
@@ -50,6 +58,7 @@ fn parse_name(name: &str) -> Golden {
         kind: match kind {
             "fastbloom" => FilterKind::FastBloom,
             "ribbon" => FilterKind::Ribbon,
+            "standardbloom" => FilterKind::StandardBloom,
             other => panic!("{name}: unknown kind {other}"),
         },
         keys: keys
@@ -71,6 +80,7 @@ fn policy(golden: &Golden) -> Box<dyn FilterPolicy> {
     match golden.kind {
         FilterKind::FastBloom => Box::new(FastBloomPolicy::new(golden.bits_per_key)),
         FilterKind::Ribbon => Box::new(RibbonPolicy::new(golden.bits_per_key)),
+        FilterKind::StandardBloom => Box::new(StandardBloomPolicy::new(golden.bits_per_key)),
         other => panic!("no policy builds {other}"),
     }
 }

@@ -4,6 +4,7 @@
 //! Each case rewrites trailer fields of a valid block and recomputes the CRC, so only the structure checks stand
 //! between the lie and the probes (a lie with a stale CRC is caught by `verify` as well; see tests/corruption.rs).
 
+use sstfilter::StandardBloomPolicy;
 use sstfilter::{
     Error, FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
     TRAILER_LEN,
@@ -193,4 +194,68 @@ fn hostile_trailers_are_rejected_without_allocating() {
             })
         );
     }
+}
+
+#[test]
+fn hostile_standard_bloom_trailers_are_rejected_without_allocating() {
+    // 1000 keys at 10 bits/key: 10,048 bits (157 words), 7 probes.
+    let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0));
+    for i in 0..1000u32 {
+        builder.add_key(format!("key-{i}").as_bytes());
+    }
+    let block = builder.finish();
+    assert_eq!(open_without_allocating(&block), Ok(()));
+    let num_bits = |bits: u64| with_field(&block, PARAMS + 8, &bits.to_le_bytes());
+    let bad = |field| move |result: Result<(), Error>| matches!(result, Err(Error::BadParams { kind: Some(FilterKind::StandardBloom), field: f, .. }) if f == field);
+
+    assert!(bad("num_hashes")(open_without_allocating(&with_field(
+        &block,
+        PARAMS,
+        &[0]
+    ))));
+    for at in 1..8 {
+        assert!(bad("reserved parameter byte")(open_without_allocating(
+            &with_field(&block, PARAMS + at, &[0xff])
+        )));
+    }
+    for bits in [0u64, u64::MAX, u64::MAX - 62] {
+        assert!(
+            bad("num_bits")(open_without_allocating(&num_bits(bits))),
+            "{bits}"
+        );
+    }
+    // Bit counts whose words do not match the payload: one word more or fewer, or far beyond it.
+    for bits in [10_049u64, 9_984, 64, 1 << 40] {
+        assert_eq!(
+            open_without_allocating(&num_bits(bits)),
+            Err(Error::LengthMismatch {
+                kind: FilterKind::StandardBloom,
+                expected: bits.div_ceil(64) * 8,
+                found: 157 * 8
+            }),
+            "{bits}"
+        );
+    }
+    // Any bit count within the last word addresses only payload bits: valid (the answers change, safely).
+    for bits in [9_985u64, 10_000, 10_047] {
+        assert_eq!(open_without_allocating(&num_bits(bits)), Ok(()), "{bits}");
+    }
+    // Every probe count is in range (one byte), and the key count is informational.
+    assert_eq!(
+        open_without_allocating(&with_field(&block, PARAMS, &[255])),
+        Ok(())
+    );
+    for keys in [0u64, u64::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, KEYS, &keys.to_le_bytes())),
+            Ok(())
+        );
+    }
+    // A FastBloom block relabelled as StandardBloom: its parameters make no sense for the kind.
+    let relabelled = with_field(
+        &valid_block(1000, 10.0),
+        KIND,
+        &[FilterKind::StandardBloom.tag()],
+    );
+    assert!(bad("num_bits")(open_without_allocating(&relabelled)));
 }

@@ -101,6 +101,34 @@ impl Ours {
     }
 }
 
+/// Ours: a StandardBloom block (the classic Bloom filter, k = round(bits/key · ln 2)) opened over its bytes.
+pub struct OursStandard(FilterBlock<Vec<u8>>);
+
+impl Filter for OursStandard {
+    const NAME: &'static str = "sstfilter StandardBloom";
+    fn build(keys: &Keys) -> Self {
+        let policy = sstfilter::StandardBloomPolicy::new(BITS_PER_KEY as f64);
+        let mut b = FilterBlockBuilder::new(policy);
+        for k in keys.iter() {
+            b.add_key(k);
+        }
+        OursStandard(FilterBlock::open(b.finish()).expect("fresh block opens"))
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.may_contain(key)
+    }
+    fn size_bytes(&self) -> usize {
+        self.0.as_bytes().len()
+    }
+}
+
+impl OursStandard {
+    pub fn block(&self) -> &FilterBlock<Vec<u8>> {
+        &self.0
+    }
+}
+
 /// fastbloom 0.17, fed the same xxh3 hash (its default hasher is SipHash, slower and not what a store would use).
 pub struct FastBloom(fastbloom::BloomFilter);
 

@@ -3,13 +3,15 @@
 
 use arbitrary::Arbitrary;
 use sstfilter::{
-    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, RibbonPolicy, key_hash,
+    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, RibbonPolicy,
+    StandardBloomPolicy, key_hash,
 };
 
 /// Every built-in policy, by bits per key. Add each new kind here.
 const POLICIES: &[fn(f64) -> Box<dyn FilterPolicy>] = &[
     |b| Box::new(FastBloomPolicy::new(b)),
     |b| Box::new(RibbonPolicy::new(b)),
+    |b| Box::new(StandardBloomPolicy::new(b)),
 ];
 
 /// How to build a block: which policy and at how many bits per key.

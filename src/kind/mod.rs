@@ -41,11 +41,13 @@ macro_rules! dispatch_probes {
 
 pub mod fast_bloom;
 pub mod ribbon;
+pub mod standard_bloom;
 
 use crate::error::Result;
 use crate::format::{FilterKind, PARAMS_LEN};
 use fast_bloom::FastBloomParams;
 use ribbon::RibbonParams;
+use standard_bloom::StandardBloomParams;
 
 // `dispatch_probes!` enumerates exactly the probe counts the format allows.
 const _: () = assert!(fast_bloom::MAX_PROBES == 24);
@@ -58,6 +60,8 @@ pub enum KindParams {
     FastBloom(FastBloomParams),
     /// A [`FilterKind::Ribbon`] filter.
     Ribbon(RibbonParams),
+    /// A [`FilterKind::StandardBloom`] filter.
+    StandardBloom(StandardBloomParams),
 }
 
 impl KindParams {
@@ -67,6 +71,7 @@ impl KindParams {
         match self {
             KindParams::FastBloom(_) => FilterKind::FastBloom,
             KindParams::Ribbon(_) => FilterKind::Ribbon,
+            KindParams::StandardBloom(_) => FilterKind::StandardBloom,
         }
     }
 
@@ -76,6 +81,7 @@ impl KindParams {
         match self {
             KindParams::FastBloom(p) => p.payload_len(),
             KindParams::Ribbon(p) => p.payload_len(),
+            KindParams::StandardBloom(p) => p.payload_len(),
         }
     }
 
@@ -85,6 +91,7 @@ impl KindParams {
         match self {
             KindParams::FastBloom(p) => p.expected_fpr(num_keys),
             KindParams::Ribbon(p) => p.expected_fpr(),
+            KindParams::StandardBloom(p) => p.expected_fpr(num_keys),
         }
     }
 
@@ -95,6 +102,7 @@ impl KindParams {
         match self {
             KindParams::FastBloom(p) => fast_bloom::may_contain(block, p, h),
             KindParams::Ribbon(p) => ribbon::may_contain(block, p, h),
+            KindParams::StandardBloom(p) => standard_bloom::may_contain(block, p, h),
         }
     }
 
@@ -103,6 +111,9 @@ impl KindParams {
         match self {
             KindParams::FastBloom(p) => fast_bloom::may_contain_batch(block, p, hashes, out),
             KindParams::Ribbon(p) => ribbon::may_contain_batch(block, p, hashes, out),
+            KindParams::StandardBloom(p) => {
+                standard_bloom::may_contain_batch(block, p, hashes, out);
+            }
         }
     }
 
@@ -111,6 +122,7 @@ impl KindParams {
         match self {
             KindParams::FastBloom(p) => p.encode(),
             KindParams::Ribbon(p) => p.encode(),
+            KindParams::StandardBloom(p) => p.encode(),
         }
     }
 
@@ -127,6 +139,9 @@ impl KindParams {
             }
             FilterKind::Ribbon => {
                 RibbonParams::decode(params, payload_len, num_keys).map(KindParams::Ribbon)
+            }
+            FilterKind::StandardBloom => {
+                StandardBloomParams::decode(params, payload_len).map(KindParams::StandardBloom)
             }
         }
     }

@@ -11,11 +11,11 @@ use crate::CliResult;
 use crate::plot::{self, Series, Style};
 use crate::text::{TextTable, bytes, percent, thousands};
 
-/// The models compared side by side, in table order. A Ribbon row goes between FastBloom and the bound: add its
-/// `FilterModel` variant in `src/sizing.rs` and list it here.
+/// The models compared side by side, in table order.
 const MODELS: &[FilterModel] = &[
     FilterModel::StandardBloom,
     FilterModel::FastBloom,
+    FilterModel::Ribbon,
     FilterModel::Bound,
 ];
 

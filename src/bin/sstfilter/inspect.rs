@@ -161,6 +161,11 @@ fn describe(params: &KindParams) -> String {
             p.lower_columns() + 1,
             thousands(u64::from(p.upper_start_block()))
         ),
+        KindParams::StandardBloom(p) => format!(
+            "{} bits, {} probes per key",
+            thousands(p.num_bits()),
+            p.num_hashes()
+        ),
         other => format!("{other:?}"),
     }
 }

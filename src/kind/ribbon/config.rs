@@ -60,6 +60,32 @@ pub(crate) fn default_slot_overhead(keys_per_shard: f64) -> f64 {
     previous.1
 }
 
+/// Bits per key of a large Ribbon filter (full shards of [`SHARD_TARGET_KEYS`] keys) that stores `columns` result
+/// bits per slot on average: the slots with their overhead, plus each shard's directory record. The model behind
+/// `sstfilter calc`; a real filter's size is its plan's [`payload_len`](RibbonPlan::payload_len).
+pub(crate) fn large_filter_bits_per_key(columns: f64) -> f64 {
+    let directory_bits = 8.0 * directory::len(1) as f64 / SHARD_TARGET_KEYS as f64;
+    columns * (1.0 + default_slot_overhead(SHARD_TARGET_KEYS as f64)) + directory_bits
+}
+
+/// False-positive rate of a large Ribbon filter of `bits_per_key` (the inverse of
+/// [`large_filter_bits_per_key`]): `c` columns per slot on average mix `r = floor(c)` and `r + 1` columns, so
+/// the rate is `f·2^-r + (1 − f)·2^-(r+1)` with `f = r + 1 − c`. 1.0 below one column (no filter); at least
+/// `2^-32`.
+pub(crate) fn large_filter_fpr(bits_per_key: f64) -> f64 {
+    let zero = large_filter_bits_per_key(0.0);
+    let per_column = large_filter_bits_per_key(1.0) - zero;
+    let columns = (bits_per_key - zero) / per_column;
+    if columns.is_nan() || columns < 1.0 {
+        return 1.0;
+    }
+    let columns = columns.min(f64::from(MAX_COLUMNS));
+    let r = columns.floor();
+    let lower = r + 1.0 - columns;
+    let rate = (-r).exp2();
+    lower * rate + (1.0 - lower) * rate / 2.0
+}
+
 /// Result columns for a target false-positive rate: `(r, f)` such that a fraction `f` of the slots with `r`
 /// columns and the rest with `r + 1` give `f·2^-r + (1 − f)·2^-(r+1) = fpr`. The rate is clamped to
 /// `[2^-32, 1/2]`: at least one result bit, at most 32.

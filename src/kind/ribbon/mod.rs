@@ -35,6 +35,7 @@ use crate::kind::KindParams;
 use crate::kind::fast_bloom;
 use crate::le::LeReader;
 pub use config::RibbonPlan;
+pub(crate) use config::{large_filter_bits_per_key, large_filter_fpr};
 pub use policy::RibbonPolicy;
 use row::COEFF_BITS;
 use solution::{Layout, MAX_COLUMNS};
