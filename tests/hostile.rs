@@ -4,16 +4,28 @@
 //! Each case rewrites trailer fields of a valid block and recomputes the CRC, so only the structure checks stand
 //! between the lie and the probes (a lie with a stale CRC is caught by `verify` as well; see tests/corruption.rs).
 
-use sstfilter::StandardBloomPolicy;
 use sstfilter::{
     Error, FORMAT_VERSION, FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
     TRAILER_LEN,
 };
+use sstfilter::{KindParams, RibbonPolicy, StandardBloomPolicy};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use std::alloc::System;
+use std::sync::{Mutex, MutexGuard};
 
 #[global_allocator]
 static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// The allocation counter is process-wide and the harness runs tests on parallel threads, so each test holds
+/// this lock for its whole run: otherwise one test's block building shows up in the other's measured region.
+static ONE_TEST_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serialised() -> MutexGuard<'static, ()> {
+    // A test that failed while holding the lock poisons it; the next test still measures correctly.
+    ONE_TEST_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 // Trailer field offsets from the trailer's start (FORMAT.md section 2).
 const VERSION: usize = 4;
@@ -77,6 +89,7 @@ fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
 
 #[test]
 fn hostile_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
     let block = valid_block(1000, 10.0);
     assert_eq!(open_without_allocating(&block), Ok(()));
 
@@ -198,6 +211,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
 
 #[test]
 fn hostile_standard_bloom_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
     // 1000 keys at 10 bits/key: 10,048 bits (157 words), 7 probes.
     let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0));
     for i in 0..1000u32 {
@@ -258,4 +272,99 @@ fn hostile_standard_bloom_trailers_are_rejected_without_allocating() {
         &[FilterKind::StandardBloom.tag()],
     );
     assert!(bad("num_bits")(open_without_allocating(&relabelled)));
+}
+
+#[test]
+fn hostile_ribbon_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
+    // 20,000 keys: large enough that the policy writes Ribbon, and three shards, so the directory has inner
+    // records as well as the first and the last.
+    let mut builder = FilterBlockBuilder::new(RibbonPolicy::new(10.0));
+    for i in 0..20_000u32 {
+        builder.add_key(format!("key-{i}").as_bytes());
+    }
+    let block = builder.finish();
+    let &KindParams::Ribbon(params) = FilterBlock::open(&block[..]).unwrap().params() else {
+        panic!("20,000 keys at 10 bits/key should be written as Ribbon");
+    };
+    assert!(params.num_shards() >= 3, "{params:?}");
+    assert_eq!(open_without_allocating(&block), Ok(()));
+    let bad = |field| move |result: Result<(), Error>| matches!(result, Err(Error::BadParams { kind: Some(FilterKind::Ribbon), field: f, .. }) if f == field);
+    let u32_at = |at: usize, value: u32| with_field(&block, PARAMS + at, &value.to_le_bytes());
+
+    for columns in [0u8, 33, 200, u8::MAX] {
+        assert!(
+            bad("lower_columns")(open_without_allocating(&with_field(
+                &block,
+                PARAMS,
+                &[columns]
+            ))),
+            "{columns}"
+        );
+    }
+    for at in 1..4 {
+        assert!(bad("reserved parameter byte")(open_without_allocating(
+            &with_field(&block, PARAMS + at, &[0xff])
+        )));
+    }
+    assert!(bad("num_shards")(open_without_allocating(&u32_at(4, 0))));
+    for blocks in [0u32, (1 << 26) + 1, u32::MAX] {
+        assert!(
+            bad("num_blocks")(open_without_allocating(&u32_at(8, blocks))),
+            "{blocks}"
+        );
+    }
+    for upper in [params.num_blocks() + 1, u32::MAX] {
+        assert!(
+            bad("upper_start_block")(open_without_allocating(&u32_at(12, upper))),
+            "{upper}"
+        );
+    }
+    assert!(bad("num_keys")(open_without_allocating(&with_field(
+        &block,
+        KEYS,
+        &0u64.to_le_bytes()
+    ))));
+    // Shapes that are valid on their own but do not match the payload: a length mismatch, however large the
+    // claimed solution or directory.
+    for (at, value) in [
+        (4, params.num_shards() + 1),
+        (4, u32::MAX),
+        (8, params.num_blocks() - 1),
+        (8, 1 << 26),
+        (12, params.upper_start_block().saturating_sub(1)),
+    ] {
+        assert!(
+            matches!(
+                open_without_allocating(&u32_at(at, value)),
+                Err(Error::LengthMismatch {
+                    kind: FilterKind::Ribbon,
+                    ..
+                })
+            ),
+            "parameter offset {at} = {value}"
+        );
+    }
+    // A FastBloom block relabelled as Ribbon: its parameters make no sense for the kind.
+    let relabelled = with_field(&valid_block(1000, 10.0), KIND, &[FilterKind::Ribbon.tag()]);
+    assert!(matches!(
+        open_without_allocating(&relabelled),
+        Err(Error::BadParams { .. } | Error::LengthMismatch { .. })
+    ));
+
+    // The directory is payload, which `open` does not read (it stays O(1)): any value in any of its bytes opens
+    // and is queried without a panic, an out-of-bounds read or an allocation.
+    let directory = block.len() - TRAILER_LEN - (5 * params.num_shards() as usize + 4);
+    for at in directory..block.len() - TRAILER_LEN {
+        for value in [0u8, 0x7f, 0xff] {
+            let mut lying = block.clone();
+            lying[at] = value;
+            reseal(&mut lying);
+            assert_eq!(
+                open_without_allocating(&lying),
+                Ok(()),
+                "directory byte {at} = {value}"
+            );
+        }
+    }
 }
