@@ -60,6 +60,21 @@ pub enum Error {
         /// The checksum computed over the block.
         found: u32,
     },
+    /// A LevelDB filter block builder was asked to start a data block in an earlier 2 KiB range than one it
+    /// already started: its keys would go into a later filter than the one readers consult for it.
+    BlockOffsetOutOfOrder {
+        /// Offset of the data block started last.
+        previous: u64,
+        /// The offset that was given.
+        found: u64,
+    },
+    /// A LevelDB filter block outgrew what its 32-bit offsets can address.
+    FilterBlockTooLarge {
+        /// The largest offset the format can store.
+        max: u64,
+        /// The offset that would have been needed.
+        found: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -94,6 +109,14 @@ impl fmt::Display for Error {
             Error::ChecksumMismatch { expected, found } => write!(
                 f,
                 "filter block checksum mismatch: stored {expected:#010x}, computed {found:#010x}"
+            ),
+            Error::BlockOffsetOutOfOrder { previous, found } => write!(
+                f,
+                "data block offset {found} goes back past the filter of the block at offset {previous}"
+            ),
+            Error::FilterBlockTooLarge { max, found } => write!(
+                f,
+                "LevelDB filter block too large: offset {found} exceeds {max}"
             ),
         }
     }

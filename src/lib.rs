@@ -60,6 +60,7 @@ mod format;
 mod hash;
 pub mod kind;
 mod le;
+pub mod leveldb;
 pub mod math;
 mod policy;
 mod reader;
