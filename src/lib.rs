@@ -54,6 +54,8 @@
     )
 )]
 
+#[cfg(any(feature = "slatedb", feature = "rusty-leveldb"))]
+pub mod adapters;
 mod builder;
 mod error;
 mod format;
