@@ -5,15 +5,16 @@
 
 #![cfg(feature = "slatedb")]
 
-#[path = "../benches/common/slatedb_store.rs"]
-mod slatedb_store;
+#[path = "../benches/common/stores/mod.rs"]
+mod stores;
 
 use std::sync::Arc;
 
 use slatedb::{BloomFilterPolicy, FilterPolicy};
-use slatedb_store::{load, lookup, present_id};
 use sstfilter::FastBloomPolicy;
 use sstfilter::adapters::slatedb::SlateDbFilterPolicy;
+use stores::present_id;
+use stores::slatedb::{load, lookup};
 
 const KEYS: u64 = 100_000;
 const SSTS: u64 = 8;
@@ -34,16 +35,16 @@ async fn reads_per_absent_get(
         assert_eq!(present.found, KEYS, "{label}: keys lost through the store");
         println!(
             "{label}: {} present keys found with {} SST reads",
-            present.found, present.sst_reads
+            present.found, present.reads
         );
     }
     let missing = lookup(&db, &store, (0..absent).map(|i| 2 * i + 1)).await;
     assert_eq!(missing.found, 0, "{label}: absent keys found");
     db.close().await.expect("close");
-    let per_get = missing.sst_reads as f64 / absent as f64;
+    let per_get = missing.reads as f64 / absent as f64;
     println!(
         "{label}: {absent} absent keys cost {} SST reads ({per_get:.4} per Get)",
-        missing.sst_reads
+        missing.reads
     );
     per_get
 }

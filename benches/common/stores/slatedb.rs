@@ -1,12 +1,9 @@
-//! A real SlateDB on the local file system, with the reads that reach storage counted: shared by the
-//! integration test (`tests/slatedb_store.rs`) and the reads-avoided bench (`benches/reads_avoided.rs`).
+//! A real SlateDB on the local file system, with the reads that reach storage counted.
 //!
 //! Every SST read goes through [`CountingStore`], an `ObjectStore` wrapper. SlateDB is given a cache that keeps
 //! SST indexes, filters and stats but never data blocks, as a store whose data does not fit in memory behaves:
 //! after the first lookup has loaded each SST's index and filter, every storage read is a data-block read, and
 //! the ones made for absent keys are exactly the reads a filter failed to avoid.
-
-#![allow(dead_code, reason = "the test and the bench use different parts")]
 
 use std::collections::HashMap;
 use std::fmt;
@@ -14,7 +11,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use async_trait::async_trait;
 use futures::stream::BoxStream;
@@ -27,6 +24,8 @@ use slatedb::object_store::{
     PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
 };
 use slatedb::{Db, FilterPolicy, WriteBatch};
+
+use super::{Lookups, key, present_id, value};
 
 /// An `ObjectStore` that counts the reads of SST files (`compacted/*.sst`) before passing them on.
 #[derive(Debug)]
@@ -207,35 +206,6 @@ impl DbCache for MetadataOnlyCache {
     }
 }
 
-/// A key of the test's key space: `"usr:" + 12 digits` plus a 0–8 byte suffix (16–24 bytes), as the other
-/// benchmarks use.
-pub fn key(id: u64) -> Vec<u8> {
-    let mut k = format!("usr:{id:012}").into_bytes();
-    for s in 0..(id % 9) {
-        k.push(b'a' + (id.wrapping_mul(31).wrapping_add(s) % 26) as u8);
-    }
-    k
-}
-
-/// The value stored under key `id`: 100 bytes derived from it, so a read can be checked.
-pub fn value(id: u64) -> Vec<u8> {
-    let mut v = Vec::with_capacity(100);
-    while v.len() < 100 {
-        v.extend_from_slice(&id.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes());
-    }
-    v.truncate(100);
-    v
-}
-
-/// The `i`-th present key id of `n` in write order: even ids `0, 2, …, 2(n-1)` in a fixed pseudo-random order
-/// (so each SST spans the whole key space and every lookup consults every SST). Absent ids are odd.
-pub fn present_id(i: u64, n: u64) -> u64 {
-    // An affine map of 0..n onto itself, a permutation because the multiplier is a prime that does not divide n.
-    const MUL: u64 = 2_654_435_761;
-    assert!(n % MUL != 0);
-    2 * ((i.wrapping_mul(MUL) + 12_345) % n)
-}
-
 /// A SlateDB in `dir` with `n` keys written in `ssts` equal parts, each flushed to its own L0 SST; no
 /// compaction, so every part stays a separate table. Returns the database and its counting store.
 pub async fn load(
@@ -281,14 +251,6 @@ pub async fn load(
     (db, store)
 }
 
-/// What a pass of lookups found.
-#[derive(Debug, Clone, Copy)]
-pub struct Lookups {
-    pub found: u64,
-    pub sst_reads: u64,
-    pub elapsed: Duration,
-}
-
 /// Looks up every id in `ids`, checking each value found, and counts the SST reads they cause.
 pub async fn lookup(db: &Db, store: &CountingStore, ids: impl Iterator<Item = u64>) -> Lookups {
     store.reset();
@@ -302,7 +264,102 @@ pub async fn lookup(db: &Db, store: &CountingStore, ids: impl Iterator<Item = u6
     }
     Lookups {
         found,
-        sst_reads: store.sst_reads(),
+        reads: store.sst_reads(),
         elapsed: start.elapsed(),
+    }
+}
+
+/// Wraps a filter policy to measure the filters it builds: keys added and encoded bytes.
+pub struct Measured {
+    inner: Arc<dyn FilterPolicy>,
+    stats: Arc<FilterStats>,
+}
+
+/// Keys and encoded bytes of every filter a [`Measured`] policy built.
+#[derive(Debug, Default)]
+pub struct FilterStats {
+    keys: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl FilterStats {
+    /// Encoded filter bits per key over every filter built.
+    pub fn bits_per_key(&self) -> f64 {
+        8.0 * self.bytes.load(Ordering::Relaxed) as f64
+            / self.keys.load(Ordering::Relaxed).max(1) as f64
+    }
+
+    /// Encoded bytes of every filter built.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
+impl Measured {
+    pub fn new(inner: Arc<dyn FilterPolicy>) -> (Arc<dyn FilterPolicy>, Arc<FilterStats>) {
+        let stats = Arc::new(FilterStats::default());
+        (
+            Arc::new(Measured {
+                inner,
+                stats: stats.clone(),
+            }),
+            stats,
+        )
+    }
+}
+
+impl FilterPolicy for Measured {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn builder(&self) -> Box<dyn slatedb::FilterBuilder> {
+        Box::new(MeasuredBuilder {
+            inner: self.inner.builder(),
+            keys: 0,
+            stats: self.stats.clone(),
+        })
+    }
+
+    fn decode(&self, data: &[u8]) -> Arc<dyn slatedb::Filter> {
+        self.inner.decode(data)
+    }
+
+    fn estimate_size(&self, num_keys: usize) -> usize {
+        self.inner.estimate_size(num_keys)
+    }
+
+    fn supports_range_queries(&self) -> bool {
+        self.inner.supports_range_queries()
+    }
+
+    fn supports_prefix_queries(&self) -> bool {
+        self.inner.supports_prefix_queries()
+    }
+}
+
+struct MeasuredBuilder {
+    inner: Box<dyn slatedb::FilterBuilder>,
+    keys: u64,
+    stats: Arc<FilterStats>,
+}
+
+impl slatedb::FilterBuilder for MeasuredBuilder {
+    fn add_entry(&mut self, entry: &slatedb::RowEntry) {
+        self.keys += 1;
+        self.inner.add_entry(entry);
+    }
+
+    fn build(&mut self) -> Arc<dyn slatedb::Filter> {
+        let filter = self.inner.build();
+        let mut encoded = Vec::new();
+        filter.encode(&mut encoded);
+        self.stats
+            .keys
+            .fetch_add(std::mem::take(&mut self.keys), Ordering::Relaxed);
+        self.stats
+            .bytes
+            .fetch_add(encoded.len() as u64, Ordering::Relaxed);
+        filter
     }
 }
