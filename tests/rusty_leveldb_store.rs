@@ -17,7 +17,7 @@ use sstfilter::FastBloomPolicy;
 use sstfilter::adapters::rusty_leveldb::RustyLevelDbFilterPolicy;
 use sstfilter::leveldb::LevelDbBloomPolicy;
 use stores::leveldb::{load, lookup};
-use stores::present_id;
+use stores::{absent_id, present_id};
 
 const KEYS: u64 = 100_000;
 
@@ -28,7 +28,7 @@ fn reads_per_absent_get(filter: Option<Box<dyn FilterPolicy>>, label: &str, abse
     let (mut db, reads) = load(dir.path(), filter, KEYS);
     let present = lookup(&mut db, &reads, (0..KEYS).map(|i| present_id(i, KEYS)));
     assert_eq!(present.found, KEYS, "{label}: keys lost through the store");
-    let missing = lookup(&mut db, &reads, (0..absent).map(|i| 2 * i + 1));
+    let missing = lookup(&mut db, &reads, (0..absent).map(|i| absent_id(i, KEYS)));
     assert_eq!(missing.found, 0, "{label}: absent keys found");
     let per_get = missing.reads as f64 / absent as f64;
     println!(

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use slatedb::{BloomFilterPolicy, FilterPolicy};
 use sstfilter::FastBloomPolicy;
 use sstfilter::adapters::slatedb::SlateDbFilterPolicy;
-use stores::present_id;
 use stores::slatedb::{load, lookup};
+use stores::{absent_id, present_id};
 
 const KEYS: u64 = 100_000;
 const SSTS: u64 = 8;
@@ -38,7 +38,7 @@ async fn reads_per_absent_get(
             present.found, present.reads
         );
     }
-    let missing = lookup(&db, &store, (0..absent).map(|i| 2 * i + 1)).await;
+    let missing = lookup(&db, &store, (0..absent).map(|i| absent_id(i, KEYS))).await;
     assert_eq!(missing.found, 0, "{label}: absent keys found");
     db.close().await.expect("close");
     let per_get = missing.reads as f64 / absent as f64;

@@ -207,11 +207,11 @@ struct SlateDbFilterBuilder<P: FilterPolicy> {
 
 impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
     fn add_entry(&mut self, entry: &RowEntry) {
-        if let Some(prefix) = self.probes.stored_prefix(&entry.key) {
-            if self.last_prefix.as_deref() != Some(prefix) {
-                self.builder.add_key(prefix);
-                self.last_prefix = Some(prefix.to_vec());
-            }
+        if let Some(prefix) = self.probes.stored_prefix(&entry.key)
+            && self.last_prefix.as_deref() != Some(prefix)
+        {
+            self.builder.add_key(prefix);
+            self.last_prefix = Some(prefix.to_vec());
         }
         if self.probes.whole_key_filtering {
             self.builder.add_key(&entry.key);

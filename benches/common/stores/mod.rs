@@ -32,12 +32,24 @@ pub fn value(id: u64) -> Vec<u8> {
 }
 
 /// The `i`-th present key id of `n` in write order: even ids `0, 2, …, 2(n-1)` in a fixed pseudo-random order
-/// (so each SST spans the whole key space and every lookup consults every SST). Absent ids are odd.
+/// (so each SST spans the whole key space and every lookup consults every SST).
 pub fn present_id(i: u64, n: u64) -> u64 {
-    // An affine map of 0..n onto itself, a permutation because the multiplier is a prime that does not divide n.
+    2 * permute(i, n, 12_345)
+}
+
+/// The `i`-th absent key id of a store of `n` keys: the odd ids `1, 3, …, 2n-1` (every gap between two present
+/// keys), in a pseudo-random order so that consecutive lookups do not land in the same data block; from `i = n`
+/// on, the same ids again in the same order.
+pub fn absent_id(i: u64, n: u64) -> u64 {
+    2 * permute(i, n, 54_321) + 1
+}
+
+/// An affine map of `i mod n` onto `0..n`, a permutation because the multiplier is a prime that does not divide
+/// `n`.
+fn permute(i: u64, n: u64, offset: u64) -> u64 {
     const MUL: u64 = 2_654_435_761;
-    assert!(n % MUL != 0);
-    2 * ((i.wrapping_mul(MUL) + 12_345) % n)
+    assert!(!n.is_multiple_of(MUL));
+    ((i % n) * MUL + offset) % n
 }
 
 /// What a pass of lookups found.

@@ -296,7 +296,7 @@ impl FilterStats {
 }
 
 impl Measured {
-    pub fn new(inner: Arc<dyn FilterPolicy>) -> (Arc<dyn FilterPolicy>, Arc<FilterStats>) {
+    pub fn wrap(inner: Arc<dyn FilterPolicy>) -> (Arc<dyn FilterPolicy>, Arc<FilterStats>) {
         let stats = Arc::new(FilterStats::default());
         (
             Arc::new(Measured {
