@@ -35,7 +35,9 @@ const FOOTER_LEN: usize = 5;
 /// the same calls.
 ///
 /// Call order, as in LevelDB: `(start_block add_key*)* finish`, with each data block's file offset passed to
-/// [`start_block`](Self::start_block) before its keys.
+/// [`start_block`](Self::start_block) before its keys. LevelDB's table builder also starts a block at the offset
+/// after the last data block before finishing (its `Flush` does after every block); do the same to get its bytes
+/// exactly (the filters are the same either way; the block then ends with empty filters up to that offset).
 ///
 /// ```
 /// use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
