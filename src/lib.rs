@@ -40,6 +40,9 @@
 //! file and skipping data-block reads with it. The `sstfilter` binary (cargo feature `cli`, on by default)
 //! demonstrates it (`sstfilter demo`), explains block files (`sstfilter inspect`) and sizes filters
 //! (`sstfilter calc`).
+//!
+//! [`leveldb`] reads and writes LevelDB's own filter bytes (its Bloom filter and filter block) for LevelDB-format
+//! tables; `adapters` (cargo features `slatedb`, `rusty-leveldb`) plugs our policies into those stores.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
