@@ -81,6 +81,21 @@ pub enum Error {
         /// Its value in the other filter.
         right: u64,
     },
+    /// A LevelDB filter block builder was asked to start a data block in an earlier 2 KiB range than one it
+    /// already started: its keys would go into a later filter than the one readers consult for it.
+    BlockOffsetOutOfOrder {
+        /// Offset of the data block started last.
+        previous: u64,
+        /// The offset that was given.
+        found: u64,
+    },
+    /// A LevelDB filter block outgrew what its 32-bit offsets can address.
+    FilterBlockTooLarge {
+        /// The largest offset the format can store.
+        max: u64,
+        /// The offset that would have been needed.
+        found: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -122,6 +137,14 @@ impl fmt::Display for Error {
             Error::ParamsMismatch { field, left, right } => write!(
                 f,
                 "filters cannot be combined: {field} differs ({left} vs {right})"
+            ),
+            Error::BlockOffsetOutOfOrder { previous, found } => write!(
+                f,
+                "data block offset {found} goes back past the filter of the block at offset {previous}"
+            ),
+            Error::FilterBlockTooLarge { max, found } => write!(
+                f,
+                "LevelDB filter block too large: offset {found} exceeds {max}"
             ),
         }
     }

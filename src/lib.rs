@@ -48,6 +48,9 @@
 //! The crate also has the classic in-memory filters — [`BloomFilter`], [`CountingBloomFilter`] and
 //! [`ScalableBloomFilter`] (module [`memory`]) — for sets that are inserted into and queried while a program
 //! runs, such as a crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block.
+//!
+//! [`leveldb`] reads and writes LevelDB's own filter bytes (its Bloom filter and filter block) for LevelDB-format
+//! tables; `adapters` (cargo features `slatedb`, `rusty-leveldb`) plugs our policies into those stores.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -62,12 +65,15 @@
     )
 )]
 
+#[cfg(any(feature = "slatedb", feature = "rusty-leveldb"))]
+pub mod adapters;
 mod builder;
 mod error;
 mod format;
 mod hash;
 pub mod kind;
 mod le;
+pub mod leveldb;
 pub mod math;
 pub mod memory;
 mod policy;

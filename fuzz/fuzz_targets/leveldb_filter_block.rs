@@ -1,0 +1,22 @@
+//! Arbitrary bytes as a LevelDB filter block and as one LevelDB Bloom filter: every query runs without panicking,
+//! and any filter the block yields is at most the block's size.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
+
+fuzz_target!(|data: &[u8]| {
+    let policy = LevelDbBloomPolicy::new(10);
+    let reader = LevelDbFilterBlockReader::new(data, policy);
+    let _ = (reader.is_well_formed(), reader.base_lg());
+    for index in 0..reader.num_filters().min(64) {
+        if let Some(filter) = reader.filter(index) {
+            assert!(filter.len() <= data.len());
+        }
+    }
+    // Offsets at every scale, including past any filter and past any shift.
+    for offset in [0u64, 1, 2047, 2048, 4096, 1 << 20, 1 << 40, u64::MAX] {
+        let _ = reader.key_may_match(offset, data.get(..8).unwrap_or(data));
+    }
+    let _ = policy.key_may_match(b"key", data);
+});

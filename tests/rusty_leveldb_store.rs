@@ -1,0 +1,103 @@
+//! Our filters inside a real rusty-leveldb database on disk: 100k keys written (memtable flushes and
+//! compactions make several tables), every key read back (no false negatives through the store), and 100k
+//! absent lookups whose table reads are counted. Also: tables written with our LevelDB-compatible Bloom filter
+//! are read with rusty-leveldb's own `BloomPolicy`, and the other way round.
+//!
+//! `cargo test --features rusty-leveldb --test rusty_leveldb_store -- --nocapture` prints the counts.
+
+#![cfg(feature = "rusty-leveldb")]
+
+#[path = "../benches/common/stores/mod.rs"]
+mod stores;
+
+use std::rc::Rc;
+
+use rusty_leveldb::{BloomPolicy, DB, FilterPolicy, Options};
+use sstfilter::FastBloomPolicy;
+use sstfilter::adapters::rusty_leveldb::RustyLevelDbFilterPolicy;
+use sstfilter::leveldb::LevelDbBloomPolicy;
+use stores::leveldb::{load, lookup};
+use stores::{absent_id, present_id};
+
+const KEYS: u64 = 100_000;
+
+/// Loads a database with `filter`, reads every key back, looks up `absent` absent keys; returns the table reads
+/// per absent lookup.
+fn reads_per_absent_get(filter: Option<Box<dyn FilterPolicy>>, label: &str, absent: u64) -> f64 {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (mut db, reads) = load(dir.path(), filter, KEYS);
+    let present = lookup(&mut db, &reads, (0..KEYS).map(|i| present_id(i, KEYS)));
+    assert_eq!(present.found, KEYS, "{label}: keys lost through the store");
+    let missing = lookup(&mut db, &reads, (0..absent).map(|i| absent_id(i, KEYS)));
+    assert_eq!(missing.found, 0, "{label}: absent keys found");
+    let per_get = missing.reads as f64 / absent as f64;
+    println!(
+        "{label}: {KEYS} present keys found with {} table reads; {absent} absent keys cost {} ({per_get:.4} per Get)",
+        present.reads, missing.reads
+    );
+    per_get
+}
+
+#[test]
+fn fastbloom_in_rusty_leveldb_loses_no_key_and_avoids_reads() {
+    let ours = RustyLevelDbFilterPolicy::new(FastBloomPolicy::new(10.0));
+    let errors = ours.decode_errors();
+    let with_ours = reads_per_absent_get(Some(Box::new(ours)), "sstfilter FastBloom", KEYS);
+    assert_eq!(errors.count(), 0, "no filter failed to decode");
+    let without = reads_per_absent_get(None, "no filter", 10_000);
+    assert!(
+        without >= 1.0,
+        "every absent lookup reads at least one table: {without}"
+    );
+    assert!(
+        with_ours < 0.05 * without,
+        "{with_ours} vs {without} reads per absent Get"
+    );
+}
+
+#[test]
+fn leveldb_compatible_bloom_loses_no_key_and_matches_rusty_leveldbs_reads() {
+    let ours = reads_per_absent_get(
+        Some(Box::new(LevelDbBloomPolicy::new(10))),
+        "sstfilter LevelDB Bloom",
+        KEYS,
+    );
+    let theirs = reads_per_absent_get(
+        Some(Box::new(BloomPolicy::new(10))),
+        "rusty-leveldb BloomPolicy",
+        KEYS,
+    );
+    // Identical filters in identical tables: identical reads.
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn tables_move_between_our_leveldb_bloom_and_rusty_leveldbs() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let open = |policy: Box<dyn FilterPolicy>| {
+        let options = Options {
+            create_if_missing: true,
+            filter_policy: Rc::new(policy),
+            ..Options::default()
+        };
+        DB::open(dir.path(), options).expect("open")
+    };
+    let keys: Vec<u64> = (0..20_000).map(|i| present_id(i, 20_000)).collect();
+
+    let mut db = open(Box::new(LevelDbBloomPolicy::new(10)));
+    for &id in &keys {
+        db.put(&stores::key(id), &stores::value(id)).expect("put");
+    }
+    db.flush().expect("flush");
+    db.close().expect("close");
+
+    let mut db = open(Box::new(BloomPolicy::new(10)));
+    for &id in &keys {
+        assert_eq!(
+            db.get(&stores::key(id)).as_deref(),
+            Some(&stores::value(id)[..]),
+            "key {id}"
+        );
+    }
+    db.close().expect("close");
+}
