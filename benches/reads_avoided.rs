@@ -25,10 +25,10 @@ mod stores;
 
 use std::sync::Arc;
 
-use sstfilter::FastBloomPolicy;
 use sstfilter::adapters::rusty_leveldb::RustyLevelDbFilterPolicy;
 use sstfilter::adapters::slatedb::SlateDbFilterPolicy;
-use sstfilter::leveldb::LevelDbBloomPolicy;
+use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
+use sstfilter::{FastBloomPolicy, RibbonPolicy, StandardBloomPolicy};
 use stores::Lookups;
 
 const BITS_PER_KEY: u32 = 10;
@@ -126,8 +126,27 @@ fn slatedb_rows(settings: &Settings) -> Vec<(String, Row)> {
                 f64::from(BITS_PER_KEY),
             )))),
         ),
-        // Ribbon, after merging its branch (one line, at the filter bytes of the rows above):
-        // ("sstfilter Ribbon", Some(Arc::new(SlateDbFilterPolicy::new(RibbonPolicy::new(..))))),
+        (
+            "sstfilter StandardBloom",
+            Some(Arc::new(SlateDbFilterPolicy::new(
+                StandardBloomPolicy::new(f64::from(BITS_PER_KEY)),
+            ))),
+        ),
+        // At SlateDB's filter bytes: 2^-9.75 is the rate whose Ribbon filters for these 12,500-key SSTs take
+        // 9.98 bits/key, trailer and directory included.
+        (
+            "sstfilter Ribbon, rate 2^-9.75",
+            Some(Arc::new(SlateDbFilterPolicy::new(RibbonPolicy::with_fpr(
+                2f64.powf(-9.75),
+            )))),
+        ),
+        // At FastBloom's false-positive rate, in less space.
+        (
+            "sstfilter Ribbon, Bloom-equivalent 10",
+            Some(Arc::new(SlateDbFilterPolicy::new(RibbonPolicy::new(
+                f64::from(BITS_PER_KEY),
+            )))),
+        ),
     ];
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -176,6 +195,10 @@ fn leveldb_rows(settings: &Settings) -> Vec<(String, Row)> {
         (
             "sstfilter LevelDbBloomPolicy",
             Some(Box::new(LevelDbBloomPolicy::new(BITS_PER_KEY as usize))),
+        ),
+        (
+            "sstfilter Bloom64Policy",
+            Some(Box::new(Bloom64Policy::new(f64::from(BITS_PER_KEY)))),
         ),
         (
             "sstfilter FastBloom",

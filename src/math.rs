@@ -94,6 +94,18 @@ pub const fn fastrange64(hash: u64, n: u64) -> u64 {
     ((hash as u128 * n as u128) >> 64) as u64
 }
 
+/// The `i`-th output of splitmix64 seeded with `seed` (Steele, Lea & Flood, 2014): the finalizer of
+/// `seed + i·0x9E3779B97F4A7C15`. For a fixed seed, distinct `i` give distinct inputs and the finalizer is a
+/// bijection, so the outputs never repeat; they are statistically independent enough to serve as probe hashes.
+#[must_use]
+#[inline(always)]
+pub(crate) const fn splitmix64(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Bits a standard Bloom filter needs to hold `keys` keys at false-positive rate `fpr` with the optimal probe
 /// count: `m = -n·ln(p) / ln(2)²` (about 9.59 bits per key at 1 %), rounded up.
 #[must_use]

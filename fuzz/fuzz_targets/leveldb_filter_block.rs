@@ -1,9 +1,9 @@
-//! Arbitrary bytes as a LevelDB filter block and as one LevelDB Bloom filter: every query runs without panicking,
+//! Arbitrary bytes as a LevelDB filter block and as one LevelDB (or Bloom64) Bloom filter: every query runs without panicking,
 //! and any filter the block yields is at most the block's size.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
+use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockReader};
 
 fuzz_target!(|data: &[u8]| {
     let policy = LevelDbBloomPolicy::new(10);
@@ -19,4 +19,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = reader.key_may_match(offset, data.get(..8).unwrap_or(data));
     }
     let _ = policy.key_may_match(b"key", data);
+    let _ = Bloom64Policy::new(10.0).key_may_match(b"key", data);
+    let _ = LevelDbFilterBlockReader::new(data, Bloom64Policy::new(10.0)).key_may_match(0, b"key");
 });

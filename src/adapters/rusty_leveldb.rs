@@ -24,7 +24,7 @@
 use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
 
 use super::{BLOCK_POLICY_NAME, DecodeErrors};
-use crate::leveldb::LevelDbBloomPolicy;
+use crate::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use crate::{FilterBlock, FilterBlockBuilder, FilterPolicy};
 
 /// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is one of this crate's
@@ -103,6 +103,24 @@ impl RustyFilterPolicy for LevelDbBloomPolicy {
 
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
         LevelDbBloomPolicy::key_may_match(self, key, filter)
+    }
+}
+
+/// A Bloom filter in LevelDB's layout on our 64-bit hash: LevelDB's filter bytes per key, fewer false
+/// positives. Tables written with it need it (or another reader of [`Bloom64Policy::NAME`]) to use their filters.
+impl RustyFilterPolicy for Bloom64Policy {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
+        let mut filter = Vec::with_capacity(self.filter_len(key_offsets.len()));
+        self.append_filter_of(offset_keys(keys, key_offsets), &mut filter);
+        filter
+    }
+
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        Bloom64Policy::key_may_match(self, key, filter)
     }
 }
 

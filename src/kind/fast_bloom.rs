@@ -28,7 +28,7 @@ use core::ops::ControlFlow;
 
 use crate::error::{Error, Result};
 use crate::format::{FilterKind, PARAMS_LEN};
-use crate::math::{blocked_bloom_fpr, fastrange32};
+use crate::math::{blocked_bloom_fpr, fastrange32, splitmix64};
 
 /// Bytes in one block: one cache line on every mainstream CPU.
 pub const BLOCK_BYTES: usize = 64;
@@ -344,10 +344,7 @@ fn draw_word(h: u64, i: usize) -> u64 {
     if i == 0 {
         return h.wrapping_mul(MIX);
     }
-    let mut z = h.wrapping_add((i as u64).wrapping_mul(MIX));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    splitmix64(h, i as u64)
 }
 
 /// The `i`-th draw (a bit position in `0..512`) inside a draw word: 9 bits, most significant first.

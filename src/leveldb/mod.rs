@@ -8,6 +8,8 @@
 //! * [`LevelDbFilterBlockBuilder`] / [`LevelDbFilterBlockReader`]: LevelDB's filter block, one filter per 2 KiB
 //!   of data-block offsets.
 //! * [`leveldb_hash`]: LevelDB's 32-bit hash, which the Bloom filter is built on.
+//! * [`Bloom64Policy`]: not LevelDB's bytes but its layout, for LevelDB-format stores that can register a
+//!   filter policy of their own (rusty-leveldb): the same filter bytes, a lower false-positive rate.
 //!
 //! These bytes carry no checksum or version of their own (LevelDB's block trailer checksums them), so the
 //! readers here validate structure and answer "may match" wherever the bytes are inconsistent: a filter may
@@ -15,10 +17,12 @@
 //! never writes or never queries, are documented on [`LevelDbBloomPolicy`] and [`LevelDbFilterBlockReader`].
 
 mod bloom;
+mod bloom64;
 mod filter_block;
 mod hash;
 
 pub use bloom::{BLOOM_SEED, LevelDbBloomPolicy, MAX_PROBES};
+pub use bloom64::{Bloom64Policy, MAX_BLOOM64_PROBES};
 pub use filter_block::{FILTER_BASE_LG, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
 pub use hash::leveldb_hash;
 
