@@ -131,16 +131,9 @@ impl FastBloomPolicy {
     /// validate untrusted configuration.
     #[must_use]
     pub fn new(bits_per_key: f64) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_new(bits_per_key) {
-            Some(policy) => policy,
-            None => panic!(
-                "FastBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}"
-            ),
-        }
+        configured(Self::try_new(bits_per_key), || {
+            format!("FastBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}")
+        })
     }
 
     /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
@@ -183,16 +176,11 @@ impl StandardBloomPolicy {
     /// [`try_new`](Self::try_new) to validate untrusted configuration.
     #[must_use]
     pub fn new(bits_per_key: f64) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match Self::try_new(bits_per_key) {
-            Some(policy) => policy,
-            None => panic!(
+        configured(Self::try_new(bits_per_key), || {
+            format!(
                 "StandardBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}"
-            ),
-        }
+            )
+        })
     }
 
     /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
@@ -213,6 +201,20 @@ impl StandardBloomPolicy {
 impl FilterPolicy for StandardBloomPolicy {
     fn plan(&self, num_keys: usize) -> FilterPlan {
         FilterPlan::StandardBloom(StandardBloomParams::for_keys(num_keys, self.bits_per_key))
+    }
+}
+
+/// The value of a panicking constructor whose `try_` twin returned `value`: a configuration that yields `None`
+/// is a programming error (as documented on every such constructor), reported with `message` at the caller.
+#[track_caller]
+pub(crate) fn configured<T>(value: Option<T>, message: impl FnOnce() -> String) -> T {
+    #[expect(
+        clippy::panic,
+        reason = "documented: a bad configuration constant is a programming error"
+    )]
+    match value {
+        Some(value) => value,
+        None => panic!("{}", message()),
     }
 }
 

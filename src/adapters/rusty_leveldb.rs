@@ -88,41 +88,34 @@ impl<P: FilterPolicy> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
     }
 }
 
-/// rusty-leveldb's `BloomPolicy` replaced by ours: the same name and the same bytes, so a table written by either
-/// is read by the other (and by LevelDB).
-impl RustyFilterPolicy for LevelDbBloomPolicy {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
+/// Our filters in LevelDB's Bloom layout as rusty-leveldb policies: each writes the filter of the keys its own
+/// way and reads it back by its own name.
+macro_rules! leveldb_layout_policy {
+    ($policy:ty) => {
+        impl RustyFilterPolicy for $policy {
+            fn name(&self) -> &'static str {
+                <$policy>::NAME
+            }
 
-    fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
-        let mut filter = Vec::with_capacity(self.filter_len(key_offsets.len()));
-        self.append_filter_of(offset_keys(keys, key_offsets), &mut filter);
-        filter
-    }
+            fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
+                let mut filter = Vec::with_capacity(self.filter_len(key_offsets.len()));
+                self.append_filter_of(offset_keys(keys, key_offsets), &mut filter);
+                filter
+            }
 
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        LevelDbBloomPolicy::key_may_match(self, key, filter)
-    }
+            fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+                <$policy>::key_may_match(self, key, filter)
+            }
+        }
+    };
 }
 
-/// A Bloom filter in LevelDB's layout on our 64-bit hash: LevelDB's filter bytes per key, fewer false
-/// positives. Tables written with it need it (or another reader of [`Bloom64Policy::NAME`]) to use their filters.
-impl RustyFilterPolicy for Bloom64Policy {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
-        let mut filter = Vec::with_capacity(self.filter_len(key_offsets.len()));
-        self.append_filter_of(offset_keys(keys, key_offsets), &mut filter);
-        filter
-    }
-
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        Bloom64Policy::key_may_match(self, key, filter)
-    }
-}
+// rusty-leveldb's `BloomPolicy` replaced by ours: the same name and the same bytes, so a table written by either
+// is read by the other (and by LevelDB).
+leveldb_layout_policy!(LevelDbBloomPolicy);
+// LevelDB's filter bytes per key on our 64-bit hash, fewer false positives. Tables written with it need it (or
+// another reader of `Bloom64Policy::NAME`) to use their filters.
+leveldb_layout_policy!(Bloom64Policy);
 
 /// The keys of rusty-leveldb's `create_filter` layout: key `i` runs from `offsets[i]` to the next offset (or the
 /// end of `keys`). Offsets out of order or past the end give empty keys rather than a panic.

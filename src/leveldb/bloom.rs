@@ -22,16 +22,10 @@
 
 use super::LevelDbFilterPolicy;
 use super::hash::leveldb_hash;
+use super::layout::{self, BloomLayout, MAX_PROBES};
 
 /// The seed LevelDB's Bloom filter hashes keys with (`BloomHash` in `util/bloom.cc`).
 pub const BLOOM_SEED: u32 = 0xbc9f_1d34;
-
-/// The largest probe count LevelDB writes; a stored count above it is reserved and answers "may match".
-pub const MAX_PROBES: u8 = 30;
-
-/// Smallest Bloom bit array LevelDB builds, however few keys: "for small n, we can see a very high false
-/// positive rate. Fix it by enforcing a minimum bloom filter length."
-const MIN_BITS: u64 = 64;
 
 /// LevelDB's `BloomFilterPolicy` (`NewBloomFilterPolicy(bits_per_key)`): writes and reads exactly the filters
 /// LevelDB and rusty-leveldb do, so tables can move between them and this crate in both directions.
@@ -91,15 +85,7 @@ impl LevelDbBloomPolicy {
     /// Length in bytes of the filter for `num_keys` keys (Bloom bits and the probe-count byte).
     #[must_use]
     pub fn filter_len(&self, num_keys: usize) -> usize {
-        self.bit_array_len(num_keys).saturating_add(1)
-    }
-
-    /// Bytes of Bloom bits for `num_keys` keys.
-    fn bit_array_len(&self, num_keys: usize) -> usize {
-        let bits = (num_keys as u64)
-            .saturating_mul(self.bits_per_key as u64)
-            .max(MIN_BITS);
-        usize::try_from(bits.div_ceil(8)).unwrap_or(usize::MAX)
+        layout::filter_len(self, num_keys)
     }
 
     /// Appends the filter of `keys` to `out`, as LevelDB's `CreateFilter(keys, n, dst)` appends to `dst`.
@@ -108,22 +94,7 @@ impl LevelDbBloomPolicy {
         I: IntoIterator<Item = &'k [u8]>,
         I::IntoIter: ExactSizeIterator,
     {
-        let keys = keys.into_iter();
-        let start = out.len();
-        let bytes = self.bit_array_len(keys.len());
-        out.resize(start.saturating_add(bytes), 0);
-        out.push(self.num_probes); // NOTE: the probe count goes last, after the bits.
-        let Some((_, bits)) = out.get_mut(start..).and_then(|f| f.split_last_mut()) else {
-            return; // unreachable: the filter was just appended
-        };
-        let num_bits = bits.len() as u64 * 8;
-        for key in keys {
-            for bit in probe_positions(key, self.num_probes, num_bits) {
-                if let Some(byte) = bits.get_mut((bit / 8) as usize) {
-                    *byte |= 1 << (bit % 8);
-                }
-            }
-        }
+        layout::append_filter(self, keys, out);
     }
 
     /// Whether `key` may be one of the keys `filter` was built from (LevelDB's `KeyMayMatch`). `false` means it
@@ -131,24 +102,8 @@ impl LevelDbBloomPolicy {
     /// filter whose probe-count byte is reserved (> 30) or that is shorter than 2 bytes answers `true`.
     #[must_use]
     pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        bloom_key_may_match(key, filter)
+        layout::key_may_match::<Self>(key, filter)
     }
-}
-
-/// LevelDB's `KeyMayMatch`: needs nothing but the filter, which carries its own probe count.
-pub(crate) fn bloom_key_may_match(key: &[u8], filter: &[u8]) -> bool {
-    let Some((&num_probes, bits)) = filter.split_last() else {
-        return true; // empty: never written by CreateFilter (see the module docs)
-    };
-    if bits.is_empty() || num_probes > MAX_PROBES {
-        // Too short to be a LevelDB filter, or reserved for "potentially new encodings": may match.
-        return true;
-    }
-    let num_bits = bits.len() as u64 * 8;
-    probe_positions(key, num_probes, num_bits).all(|bit| {
-        bits.get((bit / 8) as usize)
-            .is_none_or(|byte| byte & (1 << (bit % 8)) != 0)
-    })
 }
 
 /// The `num_probes` bit positions of `key` in a bit array of `num_bits > 0` bits: LevelDB's double hashing.
@@ -164,6 +119,20 @@ fn probe_positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<I
     })
 }
 
+impl BloomLayout for LevelDbBloomPolicy {
+    fn probe_count(&self) -> u8 {
+        self.num_probes
+    }
+
+    fn wanted_bits(&self, num_keys: usize) -> u64 {
+        (num_keys as u64).saturating_mul(self.bits_per_key as u64)
+    }
+
+    fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64> {
+        probe_positions(key, num_probes, num_bits)
+    }
+}
+
 impl LevelDbFilterPolicy for LevelDbBloomPolicy {
     fn name(&self) -> &str {
         Self::NAME
@@ -174,7 +143,7 @@ impl LevelDbFilterPolicy for LevelDbBloomPolicy {
     }
 
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        bloom_key_may_match(key, filter)
+        layout::key_may_match::<Self>(key, filter)
     }
 }
 

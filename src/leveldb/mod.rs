@@ -20,11 +20,13 @@ mod bloom;
 mod bloom64;
 mod filter_block;
 mod hash;
+mod layout;
 
-pub use bloom::{BLOOM_SEED, LevelDbBloomPolicy, MAX_PROBES};
-pub use bloom64::{Bloom64Policy, MAX_BLOOM64_PROBES};
+pub use bloom::{BLOOM_SEED, LevelDbBloomPolicy};
+pub use bloom64::Bloom64Policy;
 pub use filter_block::{FILTER_BASE_LG, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
 pub use hash::leveldb_hash;
+pub use layout::MAX_PROBES;
 
 /// A filter policy in LevelDB's sense (`include/leveldb/filter_policy.h`): it turns the keys of a range of data
 /// blocks into one filter, and answers from that filter alone. [`LevelDbFilterBlockBuilder`] and

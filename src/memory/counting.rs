@@ -4,7 +4,8 @@
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::standard_bloom::StandardBloomParams;
 use crate::math::{bloom_cardinality, bloom_fill_fpr};
-use crate::memory::{BloomFilter, configured, params_for_rate};
+use crate::memory::{BloomFilter, params_for_rate};
+use crate::policy::configured;
 
 /// Counters per 64-bit word.
 const PER_WORD: u64 = 16;

@@ -55,20 +55,6 @@ pub(crate) fn params_for_rate(expected_items: usize, fpp: f64) -> Option<Standar
     StandardBloomParams::new(words as u64 * 64, num_hashes).ok()
 }
 
-/// The value of a panicking constructor whose `try_` twin returned `filter`: a configuration that yields `None`
-/// is a programming error (as documented on every such constructor), reported with `message` at the caller.
-#[track_caller]
-pub(crate) fn configured<T>(filter: Option<T>, message: impl FnOnce() -> String) -> T {
-    #[expect(
-        clippy::panic,
-        reason = "documented: a bad configuration constant is a programming error"
-    )]
-    match filter {
-        Some(filter) => filter,
-        None => panic!("{}", message()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,8 @@
 use core::mem;
 
 use crate::hash::{KeyHash, key_hash};
-use crate::memory::{BloomFilter, configured};
+use crate::memory::BloomFilter;
+use crate::policy::configured;
 
 /// A Bloom filter for an unknown number of keys that keeps its false-positive rate under a target however many
 /// keys it takes.

@@ -6,7 +6,8 @@ use crate::hash::{KeyHash, key_hash};
 use crate::kind::KindParams;
 use crate::kind::standard_bloom::StandardBloomParams;
 use crate::math::{bloom_cardinality, bloom_fill_fpr};
-use crate::memory::{configured, params_for_rate};
+use crate::memory::params_for_rate;
+use crate::policy::configured;
 use crate::reader::FilterBlock;
 
 /// A Bloom filter over byte-string keys, in memory: insert keys, ask whether a key may have been inserted.

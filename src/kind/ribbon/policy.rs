@@ -3,7 +3,7 @@
 use super::config::RibbonPlan;
 use crate::kind::fast_bloom::{BLOCK_BITS, FastBloomParams, probes_for_bits_per_key};
 use crate::math::blocked_bloom_fpr;
-use crate::policy::{FilterPlan, FilterPolicy};
+use crate::policy::{FilterPlan, FilterPolicy, configured};
 
 /// The most bits per key a FastBloom fallback is given when the policy was configured by false-positive rate:
 /// far beyond any useful setting, and it keeps the inversion of FastBloom's rate bounded.
@@ -56,8 +56,10 @@ impl RibbonPolicy {
     #[track_caller]
     pub fn new(bloom_equivalent_bits_per_key: f64) -> Self {
         let bits = bloom_equivalent_bits_per_key;
-        Self::valid_or_panic(Self::try_new(bits), || {
-            format!("bloom_equivalent_bits_per_key must be finite and >= 1.0, got {bits}")
+        configured(Self::try_new(bits), || {
+            format!(
+                "RibbonPolicy: bloom_equivalent_bits_per_key must be finite and >= 1.0, got {bits}"
+            )
         })
     }
 
@@ -77,8 +79,8 @@ impl RibbonPolicy {
     #[must_use]
     #[track_caller]
     pub fn with_fpr(fpr: f64) -> Self {
-        Self::valid_or_panic(Self::try_with_fpr(fpr), || {
-            format!("fpr must be strictly between 0 and 1, got {fpr}")
+        configured(Self::try_with_fpr(fpr), || {
+            format!("RibbonPolicy: fpr must be strictly between 0 and 1, got {fpr}")
         })
     }
 
@@ -86,19 +88,6 @@ impl RibbonPolicy {
     #[must_use]
     pub fn try_with_fpr(fpr: f64) -> Option<Self> {
         (fpr > 0.0 && fpr < 1.0).then(|| Self::with_rate(fpr, fast_bloom_bits_for(fpr)))
-    }
-
-    /// The policy, or a panic explaining the configuration error.
-    #[track_caller]
-    fn valid_or_panic(policy: Option<Self>, complaint: impl FnOnce() -> String) -> Self {
-        #[expect(
-            clippy::panic,
-            reason = "documented: a bad configuration constant is a programming error"
-        )]
-        match policy {
-            Some(policy) => policy,
-            None => panic!("RibbonPolicy: {}", complaint()),
-        }
     }
 
     fn with_rate(fpr: f64, fallback_bits_per_key: f64) -> Self {
