@@ -111,7 +111,7 @@ fn print_rows(store: &str, rows: &[(String, Row)], own: &str) {
 
 fn slatedb_rows(settings: &Settings) -> Vec<(String, Row)> {
     use slatedb::{BloomFilterPolicy, FilterPolicy};
-    use stores::slatedb::{Measured, load, lookup};
+    use stores::slatedb::{Measured, load, lookup, ribbon_at_slatedb_bloom_bytes};
 
     const SSTS: u64 = 8;
     let configs: Vec<(&str, Option<Arc<dyn FilterPolicy>>)> = vec![
@@ -132,13 +132,11 @@ fn slatedb_rows(settings: &Settings) -> Vec<(String, Row)> {
                 StandardBloomPolicy::new(f64::from(BITS_PER_KEY)),
             ))),
         ),
-        // At SlateDB's filter bytes: 2^-9.75 is the rate whose Ribbon filters for these 12,500-key SSTs take
-        // 9.98 bits/key, trailer and directory included.
         (
             "sstfilter Ribbon, rate 2^-9.75",
-            Some(Arc::new(SlateDbFilterPolicy::new(RibbonPolicy::with_fpr(
-                2f64.powf(-9.75),
-            )))),
+            Some(Arc::new(SlateDbFilterPolicy::new(
+                ribbon_at_slatedb_bloom_bytes(),
+            ))),
         ),
         // At FastBloom's false-positive rate, in less space.
         (

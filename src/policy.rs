@@ -130,6 +130,7 @@ impl FastBloomPolicy {
     /// is better caught when the store starts than at the first flush. Use [`try_new`](Self::try_new) to
     /// validate untrusted configuration.
     #[must_use]
+    #[track_caller]
     pub fn new(bits_per_key: f64) -> Self {
         configured(Self::try_new(bits_per_key), || {
             format!("FastBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}")
@@ -175,6 +176,7 @@ impl StandardBloomPolicy {
     /// If `bits_per_key` is below 1.0 or not finite, as [`FastBloomPolicy::new`] does; use
     /// [`try_new`](Self::try_new) to validate untrusted configuration.
     #[must_use]
+    #[track_caller]
     pub fn new(bits_per_key: f64) -> Self {
         configured(Self::try_new(bits_per_key), || {
             format!(

@@ -24,6 +24,7 @@
 use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
 
 use super::{BLOCK_POLICY_NAME, DecodeErrors};
+use crate::leveldb::layout;
 use crate::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use crate::{FilterBlock, FilterBlockBuilder, FilterPolicy};
 
@@ -98,9 +99,7 @@ macro_rules! leveldb_layout_policy {
             }
 
             fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
-                let mut filter = Vec::with_capacity(self.filter_len(key_offsets.len()));
-                self.append_filter_of(offset_keys(keys, key_offsets), &mut filter);
-                filter
+                layout::filter_of(self, offset_keys(keys, key_offsets))
             }
 
             fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {

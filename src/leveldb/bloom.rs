@@ -20,7 +20,6 @@
 //! answers "no". [`LevelDbBloomPolicy::create_filter`] never writes one (its smallest filter is 9 bytes), so such
 //! a filter can only be damage or another policy's bytes, and a wrong "no" would lose a key.
 
-use super::LevelDbFilterPolicy;
 use super::hash::leveldb_hash;
 use super::layout::{self, BloomLayout, MAX_PROBES};
 
@@ -77,9 +76,7 @@ impl LevelDbBloomPolicy {
     /// The filter for `keys`, byte for byte as LevelDB's `CreateFilter` writes it.
     #[must_use]
     pub fn create_filter(&self, keys: &[&[u8]]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.filter_len(keys.len()));
-        self.append_filter_of(keys.iter().copied(), &mut out);
-        out
+        layout::filter_of(self, keys.iter().copied())
     }
 
     /// Length in bytes of the filter for `num_keys` keys (Bloom bits and the probe-count byte).
@@ -130,20 +127,6 @@ impl BloomLayout for LevelDbBloomPolicy {
 
     fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64> {
         probe_positions(key, num_probes, num_bits)
-    }
-}
-
-impl LevelDbFilterPolicy for LevelDbBloomPolicy {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn append_filter(&self, keys: &[&[u8]], out: &mut Vec<u8>) {
-        self.append_filter_of(keys.iter().copied(), out);
-    }
-
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        layout::key_may_match::<Self>(key, filter)
     }
 }
 

@@ -1,7 +1,6 @@
 //! [`Bloom64Policy`]: LevelDB's per-filter layout (bit array, then the probe count) with this crate's 64-bit key
 //! hash and the optimal probe count, for stores that keep LevelDB's small per-2 KiB filters.
 
-use super::LevelDbFilterPolicy;
 use super::layout::{self, BloomLayout, MAX_PROBES};
 use crate::hash::key_hash;
 use crate::math::{fastrange64, optimal_bloom_probes, splitmix64};
@@ -89,9 +88,7 @@ impl Bloom64Policy {
     /// The filter for `keys`.
     #[must_use]
     pub fn create_filter(&self, keys: &[&[u8]]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.filter_len(keys.len()));
-        self.append_filter_of(keys.iter().copied(), &mut out);
-        out
+        layout::filter_of(self, keys.iter().copied())
     }
 
     /// Length in bytes of the filter for `num_keys` keys: the same as LevelDB's at the same bits per key.
@@ -135,23 +132,10 @@ impl BloomLayout for Bloom64Policy {
     }
 }
 
-impl LevelDbFilterPolicy for Bloom64Policy {
-    fn name(&self) -> &str {
-        Self::NAME
-    }
-
-    fn append_filter(&self, keys: &[&[u8]], out: &mut Vec<u8>) {
-        self.append_filter_of(keys.iter().copied(), out);
-    }
-
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        Bloom64Policy::key_may_match(self, key, filter)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kind::standard_bloom::StandardBloomParams;
     use crate::leveldb::LevelDbBloomPolicy;
     use proptest::prelude::*;
 
@@ -219,10 +203,9 @@ mod tests {
             self.0.wanted_bits(num_keys)
         }
         fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64> {
-            let h = key_hash(key).0;
-            (0..u64::from(num_probes)).map(move |i| {
-                fastrange64(h.wrapping_add(i.wrapping_mul(h.rotate_left(32))), num_bits)
-            })
+            StandardBloomParams::new(num_bits, u32::from(num_probes))
+                .expect("a valid test shape")
+                .probes(key_hash(key).0)
         }
     }
 

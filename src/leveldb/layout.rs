@@ -1,7 +1,9 @@
 //! LevelDB's Bloom filter layout, shared by [`LevelDbBloomPolicy`](super::LevelDbBloomPolicy) and
 //! [`Bloom64Policy`](super::Bloom64Policy): a bit array of at least 64 bits, rounded up to whole bytes, then one
 //! byte holding the probe count. The two differ only in how many bits they give a key set and where a key's
-//! probes land; building and reading a filter is the same code.
+//! probes land; building and reading a filter is the same code, and so is their [`LevelDbFilterPolicy`].
+
+use super::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterPolicy};
 
 /// Smallest Bloom bit array, however few keys (LevelDB: "for small n, we can see a very high false positive
 /// rate. Fix it by enforcing a minimum bloom filter length").
@@ -32,6 +34,19 @@ fn bit_array_len<L: BloomLayout>(layout: &L, num_keys: usize) -> usize {
 /// Length in bytes of the filter for `num_keys` keys: the Bloom bits and the probe-count byte.
 pub(crate) fn filter_len<L: BloomLayout>(layout: &L, num_keys: usize) -> usize {
     bit_array_len(layout, num_keys).saturating_add(1)
+}
+
+/// The filter of `keys`, in a vector of exactly its length.
+pub(crate) fn filter_of<'k, L, I>(layout: &L, keys: I) -> Vec<u8>
+where
+    L: BloomLayout,
+    I: IntoIterator<Item = &'k [u8]>,
+    I::IntoIter: ExactSizeIterator,
+{
+    let keys = keys.into_iter();
+    let mut out = Vec::with_capacity(filter_len(layout, keys.len()));
+    append_filter(layout, keys, &mut out);
+    out
 }
 
 /// Appends the filter of `keys` to `out` (which may already hold other filters).
@@ -71,3 +86,25 @@ pub(crate) fn key_may_match<L: BloomLayout>(key: &[u8], filter: &[u8]) -> bool {
             .is_none_or(|byte| byte & (1 << (bit % 8)) != 0)
     })
 }
+
+/// The [`LevelDbFilterPolicy`] of a layout policy: its `NAME`, and this module's builder and reader.
+macro_rules! layout_filter_policy {
+    ($policy:ty) => {
+        impl LevelDbFilterPolicy for $policy {
+            fn name(&self) -> &str {
+                <$policy>::NAME
+            }
+
+            fn append_filter(&self, keys: &[&[u8]], out: &mut Vec<u8>) {
+                append_filter(self, keys.iter().copied(), out);
+            }
+
+            fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+                key_may_match::<$policy>(key, filter)
+            }
+        }
+    };
+}
+
+layout_filter_policy!(LevelDbBloomPolicy);
+layout_filter_policy!(Bloom64Policy);

@@ -20,7 +20,7 @@ mod bloom;
 mod bloom64;
 mod filter_block;
 mod hash;
-mod layout;
+pub(crate) mod layout;
 
 pub use bloom::{BLOOM_SEED, LevelDbBloomPolicy};
 pub use bloom64::Bloom64Policy;
