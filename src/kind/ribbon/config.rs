@@ -155,6 +155,23 @@ impl RibbonPlan {
         })
     }
 
+    /// This plan with another solution layout and slot count (same keys, shards and fallback), so that tests can
+    /// reach every layout the format allows rather than only those a rate and the overhead table give.
+    #[cfg(test)]
+    pub(crate) fn with_layout(self, layout: Layout, total_slots: u32) -> Self {
+        RibbonPlan {
+            layout,
+            total_slots,
+            ..self
+        }
+    }
+
+    /// This plan with another shard count.
+    #[cfg(test)]
+    pub(crate) fn with_shards(self, num_shards: u32) -> Self {
+        RibbonPlan { num_shards, ..self }
+    }
+
     /// Number of keys the plan is for.
     #[must_use]
     pub fn num_keys(&self) -> u64 {

@@ -45,8 +45,11 @@ const MAX_BLOCKS: u32 = 1 << 26;
 
 /// The widest probe instance. Column counts become compile-time constants through `dispatch_probes!`
 /// (`kind/mod.rs`, exact instances for 1..=24); the rare counts above it (false-positive rates below 2^-24)
-/// share this instance, which is correct for any count up to it: the extra columns it computes are never
-/// compared, and construction never stores them.
+/// share this instance. It is correct for any count up to it because both sides only ever use a block's own
+/// columns: construction solves the extra columns against zero result bits and stores `columns(block)` of
+/// them (`solution::back_substitute`), and a probe compares `columns(block)` bits, reading each column word
+/// it compares from the solution, or zero past its end (`solution::words`, which once zeroed whole groups of
+/// `M` words near the end and so lost keys at 25..=31 columns).
 const WIDEST: usize = MAX_COLUMNS as usize;
 
 /// The parameters of a Ribbon filter, as stored in the trailer: the solution's shape and the shard count.

@@ -120,7 +120,9 @@ fn or_into(solution: &mut [u8], word: u64, bits: u64) {
 /// built with `max_columns` result bits for every row, so the full solution satisfies every row in every
 /// column, and each query only checks the columns its block stores.
 ///
-/// `M` is [`Layout::max_columns`], a constant so that the column loop is unrolled.
+/// `M` is a compile-time constant at least [`Layout::max_columns`] (so that the column loop is unrolled); the
+/// columns past a block's own are solved against zero result bits (the band's results were cut to
+/// `max_columns` bits) and not stored.
 pub(crate) fn back_substitute<const M: usize>(
     layout: &Layout,
     solution: &mut [u8],
@@ -191,19 +193,34 @@ pub(crate) fn touch<const M: usize>(layout: &Layout, solution: &[u8], start: u64
 /// Bytes per cache line on every mainstream CPU.
 const CACHE_LINE: usize = 64;
 
-/// No column words: what a block past the end of the solution reads as.
-const ZEROS: [[u8; WORD_BYTES]; MAX_COLUMNS as usize] = [[0; WORD_BYTES]; MAX_COLUMNS as usize];
-
-/// `M` consecutive column words from index `at`, or, past the end of the solution, `M` zero words (which only
-/// ever meet a zero mask or an uncompared column).
+/// `M` consecutive column words from index `at`, each word past the end of the solution reading as zero.
+///
+/// A probe reads `M` words from the first word of each of three blocks, where `M` may exceed the block's own
+/// column count (lower blocks in a mixed layout, and the shared widest instance for 25..=32 columns): the words
+/// beyond it belong to the next block, or lie past the end, and are never compared. What must be exact are
+/// the first `columns(block)` words, so when fewer than `M` words remain, the ones that exist are read and only
+/// the missing ones are zero. (Zeroing all `M` words there, as this function once did, made a probe whose row
+/// reaches the last block read that block's real columns as zero whenever `M` exceeded the last block's column
+/// count: keys were lost at 25..=31 columns, where `M` is 32.)
 #[inline(always)]
-fn words<const M: usize>(solution: &[[u8; WORD_BYTES]], at: u64) -> &[[u8; WORD_BYTES]; M] {
-    let found = usize::try_from(at)
-        .ok()
-        .and_then(|at| solution.get(at..)?.first_chunk::<M>());
-    found
-        .or_else(|| ZEROS.first_chunk::<M>())
-        .unwrap_or(&[[0; WORD_BYTES]; M])
+fn words<const M: usize>(solution: &[[u8; WORD_BYTES]], at: u64) -> [u64; M] {
+    let at = usize::try_from(at).unwrap_or(usize::MAX);
+    match solution.get(at..).and_then(<[_]>::first_chunk::<M>) {
+        Some(words) => words.map(u64::from_le_bytes),
+        None => words_near_the_end(solution, at),
+    }
+}
+
+/// [`words`] when fewer than `M` words remain after `at`: the remaining words, then zeros.
+#[cold]
+#[inline(never)]
+fn words_near_the_end<const M: usize>(solution: &[[u8; WORD_BYTES]], at: usize) -> [u64; M] {
+    let mut out = [0u64; M];
+    let remaining = solution.get(at..).unwrap_or_default();
+    for (word, bytes) in out.iter_mut().zip(remaining) {
+        *word = u64::from_le_bytes(*bytes);
+    }
+    out
 }
 
 /// Whether the row starting at slot `start` reproduces `result` in every column of its block: the query, with
@@ -212,9 +229,10 @@ fn words<const M: usize>(solution: &[[u8; WORD_BYTES]], at: u64) -> &[[u8; WORD_
 ///
 /// Each column's bit is the parity of the row masked against the three words it spans. All `M` columns are
 /// computed whatever the block (no branch on the data); the block's column count only selects which bits are
-/// compared. For a lower block the `M`-th word read is the next block's first word, which is never compared.
-/// (The last blocks of a solution read as zeros if `M` words are not there; a row never needs them, since
-/// shards end `127` slots after their last start.)
+/// compared. Correct for any `M` at least the block's column count: column `i` of the block is compared only
+/// for `i < columns(block)`, and blocks `block + 1` and `block + 2` have at least as many columns (column
+/// counts never decrease along the solution), so their word `i` is their own column `i`, or zero past the end
+/// of the solution (see [`words`]).
 #[inline(always)]
 pub(crate) fn probe<const M: usize>(layout: &Layout, solution: &[u8], equation: &Equation) -> bool {
     let Equation { start, row, result } = *equation;
@@ -233,9 +251,7 @@ pub(crate) fn probe<const M: usize>(layout: &Layout, solution: &[u8], equation: 
     let mask_last = ((row >> 1) >> (127 - bit)) as u64; // row >> (128 - bit), and 0 when bit == 0
     let mut found = 0u64;
     for (i, ((a, b), c)) in here.iter().zip(next).zip(last).enumerate() {
-        let v = (u64::from_le_bytes(*a) & mask_here)
-            ^ (u64::from_le_bytes(*b) & mask_next)
-            ^ (u64::from_le_bytes(*c) & mask_last);
+        let v = (a & mask_here) ^ (b & mask_next) ^ (c & mask_last);
         found |= parity(v) << i;
     }
     // At most 33 columns even for parameters that failed validation, so the shifts stay in range.

@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 
 use super::build::{Unbuildable, build};
-use super::config::RibbonPlan;
+use super::config::{RibbonPlan, SHARD_TARGET_KEYS};
+use super::solution::{BLOCK_SLOTS, Layout, MAX_COLUMNS};
 use super::*;
 use crate::kind::fast_bloom::FastBloomParams;
 
@@ -68,6 +69,160 @@ fn every_key_is_found_at_many_sizes_and_rates() {
         assert!(
             fp as f64 <= want * 1.5 + 30.0,
             "n {n}: {fp} false positives, expected {want}"
+        );
+    }
+}
+
+/// Key counts at and around the boundaries that shape a Ribbon block: none of a row's 128 slots to spare, one
+/// 64-slot block and the next, one shard of [`SHARD_TARGET_KEYS`] and the next, and several shards.
+const BOUNDARY_KEY_COUNTS: [usize; 12] = [
+    1,
+    2,
+    63,
+    64,
+    65,
+    127,
+    128,
+    129,
+    SHARD_TARGET_KEYS as usize - 1,
+    SHARD_TARGET_KEYS as usize,
+    SHARD_TARGET_KEYS as usize + 1,
+    3 * SHARD_TARGET_KEYS as usize + 1,
+];
+
+/// Slot counts for a plan whose default is `default_slots`: the default, and the last block one slot short of
+/// full, exactly full, and one slot into a new block (each at least the default, so the system stays solvable).
+fn slot_counts(default_slots: u32) -> Vec<u32> {
+    let full = default_slots.next_multiple_of(BLOCK_SLOTS as u32);
+    let mut counts = vec![default_slots, full - 1, full, full + 1];
+    counts.retain(|&slots| slots >= default_slots);
+    counts.sort_unstable();
+    counts.dedup();
+    counts
+}
+
+/// The first upper block of each layout shape `r` columns allow over `blocks` blocks: lower blocks only, upper
+/// blocks only, and half of each (32 columns leave no room for an upper block).
+fn upper_starts(r: u32, blocks: u32) -> Vec<u32> {
+    let mut starts = vec![blocks];
+    if r < MAX_COLUMNS {
+        starts.extend([0, blocks / 2]);
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    starts
+}
+
+/// Every result-column count (1..=32) in every layout shape, at key counts and slot counts around every block
+/// and shard boundary: built, then every key queried singly and in a batch. Enumerated, not sampled: a
+/// configuration that loses a key fails the test with its parameters. (Before the fix of `words`, every column
+/// count from 25 to 31 lost keys here.)
+#[test]
+fn every_layout_at_every_boundary_finds_every_key() {
+    let (mut configurations, mut queries) = (0u64, 0u64);
+    for n in BOUNDARY_KEY_COUNTS {
+        let keys = hashes(n, n as u64);
+        let base = plan(n, 0.5, None);
+        for slots in slot_counts(base.total_slots()) {
+            let num_blocks = slots.div_ceil(BLOCK_SLOTS as u32);
+            for r in 1..=MAX_COLUMNS {
+                for upper_start_block in upper_starts(r, num_blocks) {
+                    let layout = Layout {
+                        lower_columns: r,
+                        upper_start_block,
+                        num_blocks,
+                    };
+                    let what = format!(
+                        "{n} keys, {} shards, {slots} slots, r = {r}, upper blocks from {upper_start_block} of \
+                         {num_blocks}",
+                        base.num_shards()
+                    );
+                    let (block, params) = built(&base.with_layout(layout, slots), &keys);
+                    let mut batch = vec![false; keys.len()];
+                    may_contain_batch(&block, &params, &keys, &mut batch);
+                    for (&h, &in_batch) in keys.iter().zip(&batch) {
+                        assert!(may_contain(&block, &params, h), "{what}: lost {h:#x}");
+                        assert!(in_batch, "{what}: the batch lost {h:#x}");
+                    }
+                    configurations += 1;
+                    queries += 2 * keys.len() as u64;
+                }
+            }
+        }
+    }
+    println!("{configurations} Ribbon configurations, {queries} present-key queries");
+    assert!(configurations > 1000, "{configurations}");
+}
+
+/// Every way construction can fail, at every column count: the FastBloom fallback is written and finds every
+/// key.
+#[test]
+fn every_fallback_path_finds_every_key() {
+    let keys = hashes(3000, 11);
+    let fallback_of = |plan: &RibbonPlan, hashes: &[u64], why: Unbuildable, what: &str| {
+        let mut out = Vec::new();
+        assert_eq!(
+            build(plan, hashes.iter().copied(), &mut out),
+            Err(why),
+            "{what}"
+        );
+        let params = build_or_fallback(plan, hashes.iter().copied(), &mut out);
+        assert_eq!(params, KindParams::FastBloom(plan.fallback()), "{what}");
+        for &h in hashes {
+            assert!(
+                params.may_contain(&out, h),
+                "{what}: the fallback lost {h:#x}"
+            );
+        }
+    };
+    for r in 1..=MAX_COLUMNS {
+        let fpr = (-f64::from(r)).exp2();
+        let p = plan(keys.len(), fpr, None);
+        // More hashes than planned (a caller that miscounted).
+        let mut more = keys.clone();
+        more.push(7);
+        fallback_of(
+            &p,
+            &more,
+            Unbuildable::KeyCountChanged,
+            &format!("r {r}: key count"),
+        );
+        // Fewer slots than keys: no seed solves it.
+        let tight = plan(keys.len(), fpr, Some(-0.05));
+        fallback_of(
+            &tight,
+            &keys,
+            Unbuildable::NoSeedSolved,
+            &format!("r {r}: unsolvable"),
+        );
+        // Two shards sharing 200 slots: each is smaller than one row.
+        let two = plan(2 * SHARD_TARGET_KEYS as usize, fpr, None);
+        let two_keys = hashes(2 * SHARD_TARGET_KEYS as usize, 12);
+        let small = two.with_layout(
+            Layout {
+                num_blocks: 4,
+                upper_start_block: 4,
+                lower_columns: r,
+            },
+            200,
+        );
+        fallback_of(
+            &small,
+            &two_keys,
+            Unbuildable::ShardTooSmall,
+            &format!("r {r}: small shards"),
+        );
+        // Every key in the first of two shards.
+        let lopsided: Vec<u64> = hashes(8 * two_keys.len(), 13)
+            .into_iter()
+            .filter(|&h| row::shard_of(h, 2) == 0)
+            .take(two_keys.len())
+            .collect();
+        fallback_of(
+            &two,
+            &lopsided,
+            Unbuildable::ShardOverloaded,
+            &format!("r {r}: one shard"),
         );
     }
 }
@@ -273,4 +428,58 @@ fn impossible_directory_entries_answer_may_contain() {
     // A block cut short (payload shorter than the parameters say) answers "may contain" too.
     assert!(may_contain(&block[..dir_at + 3], &params, keys[0]));
     assert!(may_contain(&block[..10], &params, keys[0]));
+}
+
+/// The Ribbon golden blocks of `tests/golden/`, rebuilt from the parameters, shard count and slot count stored
+/// in each block: what the writer produces for given parameters is frozen, whatever the policy's tuning (its
+/// shard size, overhead table and column choice) does to the plan. `tests/golden.rs` does the same for the other
+/// kinds through the public API.
+#[test]
+fn golden_ribbon_blocks_rebuild_from_their_own_parameters() {
+    use crate::format::{FORMAT_VERSION, Trailer};
+    use crate::{FilterBlockBuilder, FilterPlan, FilterPolicy};
+
+    struct Exactly(FilterPlan);
+    impl FilterPolicy for Exactly {
+        fn plan(&self, _num_keys: usize) -> FilterPlan {
+            self.0
+        }
+    }
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut rebuilt = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.contains("-ribbon-") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        let bytes: Vec<u8> = digits
+            .chunks(2)
+            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
+            .collect();
+        let (payload_len, trailer) = Trailer::decode(&bytes).unwrap();
+        if trailer.version != FORMAT_VERSION {
+            continue;
+        }
+        let params = RibbonParams::decode(&trailer.params, payload_len, trailer.num_keys).unwrap();
+        let total_slots =
+            u32::from_le_bytes(bytes[payload_len - 4..payload_len].try_into().unwrap());
+        let n = trailer.num_keys as usize;
+        let plan = plan(n, 0.5, None)
+            .with_layout(params.layout, total_slots)
+            .with_shards(params.num_shards());
+        let mut builder = FilterBlockBuilder::new(Exactly(FilterPlan::Ribbon(plan)));
+        for i in 0..n {
+            builder.add_key(format!("golden-{i}").as_bytes());
+        }
+        assert!(
+            builder.finish() == bytes,
+            "{name}: this crate now writes different bytes for the same parameters"
+        );
+        rebuilt += 1;
+    }
+    assert!(rebuilt >= 10, "{rebuilt}");
 }
