@@ -1,6 +1,6 @@
 //! Measured false-positive rates against the theory for FastBloom's design, computed here from first principles.
 
-use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, KindParams};
+use sstfilter::{FastBloomPolicy, FilterBlock, FilterBlockBuilder, KeyHash, KindParams};
 
 const BLOCK_BITS: usize = 512;
 
@@ -55,43 +55,122 @@ fn theory_reproduces_the_textbook_limit() {
     assert!((distinct_probe_theory(bpk, 1) / want - 1.0).abs() < 1e-6);
 }
 
-fn measured_fpr(bits_per_key: f64) -> (f64, f64, f64) {
-    const KEYS: u64 = 1_000_000;
-    const ABSENT: u64 = 3_000_000;
-    let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(bits_per_key));
-    for i in 0..KEYS {
-        builder.add_key(format!("usr:{i:012}").as_bytes());
+/// A deterministic stream of uniform 64-bit hashes (splitmix64): the model the theory assumes, without the cost
+/// of formatting and hashing millions of keys.
+fn hashes(seed: u64, n: usize) -> impl Iterator<Item = u64> {
+    let mut state = seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+    (0..n).map(move |_| {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    })
+}
+
+/// What one built filter's false-positive rate must be, from its own blocks: a foreign key picks a block
+/// uniformly and passes if its `k` bits are set. With `X` set bits in the block, that probability is
+/// `C(X, k) / C(512, k)` when the `k` bits are distinct (FastBloom's rule), and `(X / 512)^k` when they are
+/// drawn with replacement. Returns both, averaged over the blocks.
+fn rates_given_the_blocks(payload: &[u8], k: usize) -> (f64, f64) {
+    let blocks: Vec<u32> = payload
+        .chunks_exact(64)
+        .map(|b| b.iter().map(|byte| byte.count_ones()).sum())
+        .collect();
+    let (mut distinct, mut replacement) = (0.0, 0.0);
+    for &x in &blocks {
+        let x = f64::from(x);
+        distinct += (0..k)
+            .map(|i| (x - i as f64).max(0.0) / (512.0 - i as f64))
+            .product::<f64>();
+        replacement += (x / 512.0).powi(k as i32);
     }
-    let filter = FilterBlock::open(builder.finish()).unwrap();
+    (
+        distinct / blocks.len() as f64,
+        replacement / blocks.len() as f64,
+    )
+}
+
+struct Measured {
+    measured: f64,
+    theory: f64,
+    estimate: f64,
+    given_blocks_distinct: f64,
+    given_blocks_replacement: f64,
+    absent: u64,
+}
+
+fn measured_fpr(bits_per_key: f64) -> Measured {
+    const KEYS: usize = 1_000_000;
+    let mut builder = FilterBlockBuilder::new(FastBloomPolicy::new(bits_per_key));
+    for h in hashes(1, KEYS) {
+        builder.add_hash(KeyHash(h));
+    }
+    let block = builder.finish();
+    let filter = FilterBlock::open(&block[..]).unwrap();
     let KindParams::FastBloom(params) = *filter.params() else {
         panic!("FastBloomPolicy builds FastBloom");
     };
-    let false_positives = (0..ABSENT)
-        .filter(|i| filter.may_contain(format!("abs:{i:012}").as_bytes()))
+    let k = usize::from(params.num_probes());
+    let theory = distinct_probe_theory(filter.bits_per_key(), k);
+    // Enough absent keys for about 50,000 false positives, so the count's standard error is about 0.45 %.
+    let absent = ((50_000.0 / theory) as usize).clamp(4_000_000, 64_000_000);
+    let false_positives = hashes(2, absent)
+        .filter(|&h| filter.may_contain_hash(KeyHash(h)))
         .count();
-    let measured = false_positives as f64 / ABSENT as f64;
-    let theory = distinct_probe_theory(filter.bits_per_key(), usize::from(params.num_probes()));
-    (measured, theory, filter.expected_fpr())
+    let (given_blocks_distinct, given_blocks_replacement) =
+        rates_given_the_blocks(&block[..params.payload_len()], k);
+    Measured {
+        measured: false_positives as f64 / absent as f64,
+        theory,
+        estimate: filter.expected_fpr(),
+        given_blocks_distinct,
+        given_blocks_replacement,
+        absent: absent as u64,
+    }
 }
 
+/// The measured rate is the rate of distinct probes on the filter's own blocks (to within 4 standard errors of
+/// the count, under 2 % relative), and not the rate of probes drawn with replacement, which
+/// is 1.3 % (6 bits/key) to 9 % (16 bits/key) higher on the same blocks: a lost distinct-draw property (in the
+/// query, or in the build and query together) fails here. Against the exact theory for the bits/key, the
+/// measurement is within 2 % (the spread of one key set of 10^6 keys is about 0.5 %).
 #[test]
-fn fpr_is_within_ten_percent_of_theory_at_6_10_16_bits_per_key() {
+fn fpr_is_the_distinct_probe_rate_at_6_10_16_bits_per_key() {
     for bits_per_key in [6.0, 10.0, 16.0] {
-        let (measured, theory, estimate) = measured_fpr(bits_per_key);
+        let m = measured_fpr(bits_per_key);
         println!(
-            "{bits_per_key} bits/key: measured {:.4} %, theory {:.4} %, library estimate {:.4} %",
-            measured * 100.0,
-            theory * 100.0,
-            estimate * 100.0
+            "{bits_per_key} bits/key: measured {:.4} %, theory {:.4} %, given the blocks {:.4} % (distinct) / \
+             {:.4} % (with replacement), library estimate {:.4} %",
+            m.measured * 100.0,
+            m.theory * 100.0,
+            m.given_blocks_distinct * 100.0,
+            m.given_blocks_replacement * 100.0,
+            m.estimate * 100.0
+        );
+        let tolerance = 4.0 / (m.given_blocks_distinct * m.absent as f64).sqrt();
+        assert!(
+            (m.measured / m.given_blocks_distinct - 1.0).abs() < tolerance,
+            "{bits_per_key}: measured {} vs distinct-probe rate {} (tolerance {tolerance})",
+            m.measured,
+            m.given_blocks_distinct
         );
         assert!(
-            (measured / theory - 1.0).abs() < 0.10,
-            "{bits_per_key}: {measured} vs {theory}"
+            (m.measured / m.given_blocks_replacement - 1.0).abs() > tolerance,
+            "{bits_per_key}: the measurement cannot tell distinct probes from probes with replacement"
+        );
+        assert!(
+            (m.measured / m.theory - 1.0).abs() < 0.02,
+            "{bits_per_key}: {} vs {}",
+            m.measured,
+            m.theory
         );
         // The library's estimate (the with-replacement blocked formula) is close to the exact theory.
         assert!(
-            (estimate / theory - 1.0).abs() < 0.05,
-            "{bits_per_key}: {estimate} vs {theory}"
+            (m.estimate / m.theory - 1.0).abs() < 0.05,
+            "{bits_per_key}: {} vs {}",
+            m.estimate,
+            m.theory
         );
     }
 }

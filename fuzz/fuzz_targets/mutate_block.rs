@@ -91,7 +91,10 @@ fn crc32(bytes: &[u8]) -> u32 {
 }
 
 fuzz_target!(|input: Input| {
-    let original = input.recipe.build(&input.keys);
+    // The first block the recipe builds (the only one but for a scalable filter, whose first stage it is).
+    let Some(original) = input.recipe.build(&input.keys).into_iter().next() else {
+        return;
+    };
     let mut block = original.clone();
     for edit in input.edits.iter().take(16) {
         apply(&mut block, edit);
@@ -102,7 +105,8 @@ fuzz_target!(|input: Input| {
     sstfilter_fuzz::exercise(&filter, &block);
     if block == original {
         assert!(filter.verify().is_ok());
-        for key in &input.keys {
+        let single_block = !matches!(input.recipe, Recipe::ScalableBloomFilter { .. });
+        for key in input.keys.iter().filter(|_| single_block) {
             assert!(
                 filter.may_contain(key),
                 "lost key {key:?} from an unchanged block"

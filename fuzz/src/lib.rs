@@ -1,47 +1,168 @@
-//! Shared by the fuzz targets: the filter kinds to build, and a routine that exercises every read path of an
-//! opened block.
+//! Shared by the fuzz targets: how to build blocks (every constructor of every policy and filter the public API
+//! offers), and a routine that exercises every read path of an opened block.
 
 use arbitrary::Arbitrary;
 use sstfilter::{
-    FastBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, RibbonPolicy,
-    StandardBloomPolicy, key_hash,
+    BloomFilter, CountingBloomFilter, FastBloomParams, FastBloomPolicy, FilterBlock,
+    FilterBlockBuilder, FilterPlan, FilterPolicy, KeyHash, RibbonPolicy, ScalableBloomFilter,
+    StandardBloomParams, StandardBloomPolicy, key_hash,
 };
 
-/// Every built-in policy, by bits per key. Add each new kind here.
-const POLICIES: &[fn(f64) -> Box<dyn FilterPolicy>] = &[
-    |b| Box::new(FastBloomPolicy::new(b)),
-    |b| Box::new(RibbonPolicy::new(b)),
-    |b| Box::new(StandardBloomPolicy::new(b)),
-];
-
-/// How to build a block: which policy and at how many bits per key.
+/// A false-positive rate, log-uniform from 2^-1 to 2^-40 over the 16-bit input (every value is valid).
 #[derive(Arbitrary, Debug, Clone, Copy)]
-pub struct Recipe {
-    kind: u8,
-    /// Bits per key in 1/16ths above 1.0, so every value is a valid setting (1.0 ..= 4096.9).
-    bits_per_key_sixteenths: u16,
+pub struct Rate(u16);
+
+impl Rate {
+    /// The rate this value stands for.
+    pub fn get(self) -> f64 {
+        (-(1.0 + 39.0 * f64::from(self.0) / f64::from(u16::MAX))).exp2()
+    }
+}
+
+/// Bits per key in 1/16ths above 1.0, capped at 100 (every value is a valid setting).
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct BitsPerKey(u16);
+
+impl BitsPerKey {
+    /// The bits per key this value stands for.
+    pub fn get(self) -> f64 {
+        (1.0 + f64::from(self.0) / 16.0).min(100.0)
+    }
+}
+
+/// How to build blocks: **every** constructor of every policy and every in-memory filter the public API offers,
+/// with its parameters. A new policy, constructor or parameter must be added here (and to the enumerating and
+/// property tests of `tests/no_false_negatives.rs`), so that the fuzzers reach it.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub enum Recipe {
+    /// `FastBloomPolicy::new`.
+    FastBloomPolicy(BitsPerKey),
+    /// `StandardBloomPolicy::new`.
+    StandardBloomPolicy(BitsPerKey),
+    /// `RibbonPolicy::new` (Bloom-equivalent bits per key).
+    RibbonNew(BitsPerKey),
+    /// `RibbonPolicy::with_fpr`, optionally `with_slot_overhead` (in 1/10,000ths, up to 6.5) and
+    /// `with_max_build_memory` (bytes).
+    RibbonWithFpr {
+        rate: Rate,
+        slot_overhead: Option<u16>,
+        max_build_memory: Option<u32>,
+    },
+    /// A user's policy planning `FastBloomParams::new(blocks, probes)` (probes taken modulo 24, plus one).
+    FastBloomParams { blocks: u8, probes: u8 },
+    /// A user's policy planning `StandardBloomParams::new(bits + 1, hashes + 1)`.
+    StandardBloomParams { bits: u16, hashes: u8 },
+    /// `BloomFilter::with_rate`, then `to_block`.
+    BloomFilterWithRate { expected: u16, rate: Rate },
+    /// `BloomFilter::with_size(bits + 1, hashes + 1)`, then `to_block`.
+    BloomFilterWithSize { bits: u16, hashes: u8 },
+    /// `CountingBloomFilter::with_rate`, then `to_bloom_filter().to_block()`.
+    CountingBloomFilter { expected: u16, rate: Rate },
+    /// `ScalableBloomFilter::with_growth` (growth 1.1 to 4.0, tightening 0.1 to 0.95), then each stage's
+    /// `to_block`.
+    ScalableBloomFilter {
+        initial: u16,
+        rate: Rate,
+        growth: u8,
+        tightening: u8,
+    },
+}
+
+/// A policy that plans exactly the given parameters, as a user's own `FilterPolicy` may.
+struct Explicit(FilterPlan);
+
+impl FilterPolicy for Explicit {
+    fn plan(&self, _num_keys: usize) -> FilterPlan {
+        self.0
+    }
 }
 
 impl Recipe {
-    /// The bits per key this recipe asks for, capped at 64 to keep builds fast.
-    pub fn bits_per_key(&self) -> f64 {
-        (1.0 + f64::from(self.bits_per_key_sixteenths) / 16.0).min(64.0)
-    }
-
-    /// The policy this recipe selects; every policy of the crate is reachable.
-    pub fn policy(&self) -> Box<dyn FilterPolicy> {
-        let make = POLICIES[usize::from(self.kind) % POLICIES.len()];
-        make(self.bits_per_key())
-    }
-
-    /// Builds a block from `keys`.
-    pub fn build(&self, keys: &[Vec<u8>]) -> Vec<u8> {
-        let mut builder = FilterBlockBuilder::new(self.policy());
-        for key in keys {
-            builder.add_key(key);
+    /// Builds `keys` into blocks: one block for every recipe but `ScalableBloomFilter`, which gives one per stage.
+    /// Every key is found by at least one of the blocks.
+    pub fn build(&self, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let through = |policy: &dyn FilterPolicy| {
+            let mut builder = FilterBlockBuilder::new(policy);
+            for key in keys {
+                builder.add_key(key);
+            }
+            vec![builder.finish()]
+        };
+        match *self {
+            Recipe::FastBloomPolicy(b) => through(&FastBloomPolicy::new(b.get())),
+            Recipe::StandardBloomPolicy(b) => through(&StandardBloomPolicy::new(b.get())),
+            Recipe::RibbonNew(b) => through(&RibbonPolicy::new(b.get())),
+            Recipe::RibbonWithFpr {
+                rate,
+                slot_overhead,
+                max_build_memory,
+            } => {
+                let mut policy = RibbonPolicy::with_fpr(rate.get());
+                if let Some(overhead) = slot_overhead {
+                    policy = policy.with_slot_overhead(f64::from(overhead) / 10_000.0);
+                }
+                if let Some(cap) = max_build_memory {
+                    policy = policy.with_max_build_memory(cap as usize);
+                }
+                through(&policy)
+            }
+            Recipe::FastBloomParams { blocks, probes } => {
+                // A FastBloom block has blocks exactly when it has keys (FORMAT.md 4.2).
+                let blocks = match (keys.is_empty(), blocks) {
+                    (true, _) => 0,
+                    (false, b) => u32::from(b.max(1)),
+                };
+                let params = FastBloomParams::new(blocks, probes % 24 + 1).expect("valid");
+                through(&Explicit(FilterPlan::FastBloom(params)))
+            }
+            Recipe::StandardBloomParams { bits, hashes } => {
+                let params = StandardBloomParams::new(u64::from(bits) + 1, u32::from(hashes) + 1)
+                    .expect("valid");
+                through(&Explicit(FilterPlan::StandardBloom(params)))
+            }
+            Recipe::BloomFilterWithRate { expected, rate } => filled(
+                BloomFilter::with_rate(usize::from(expected), rate.get()),
+                keys,
+            ),
+            Recipe::BloomFilterWithSize { bits, hashes } => filled(
+                BloomFilter::with_size(u64::from(bits) + 1, u32::from(hashes) + 1),
+                keys,
+            ),
+            Recipe::CountingBloomFilter { expected, rate } => {
+                let mut filter = CountingBloomFilter::with_rate(usize::from(expected), rate.get());
+                for key in keys {
+                    filter.insert(key);
+                }
+                vec![filter.to_bloom_filter().to_block()]
+            }
+            Recipe::ScalableBloomFilter {
+                initial,
+                rate,
+                growth,
+                tightening,
+            } => {
+                let growth = 1.1 + 2.9 * f64::from(growth) / 255.0;
+                let tightening = 0.1 + 0.85 * f64::from(tightening) / 255.0;
+                let mut filter = ScalableBloomFilter::with_growth(
+                    usize::from(initial),
+                    rate.get(),
+                    growth,
+                    tightening,
+                );
+                for key in keys {
+                    filter.insert(key);
+                }
+                filter.stages().map(BloomFilter::to_block).collect()
+            }
         }
-        builder.finish()
     }
+}
+
+fn filled(mut filter: BloomFilter, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    for key in keys {
+        filter.insert(key);
+    }
+    vec![filter.to_block()]
 }
 
 /// Calls every query and accessor of an opened block, with keys taken from `probe_bytes`. Must never panic.

@@ -461,7 +461,13 @@ fn has_duplicate_draw<const K: usize>(word: u64) -> bool {
 /// The exact query: all of the key's distinct draws are set.
 #[cold]
 fn exact_probe(block: &[u8; BLOCK_BYTES], h: u64, probes: usize) -> bool {
-    for_each_distinct_probe(h, probes, |pos| {
+    exact_probe_within(block, h, probes, MAX_DRAW_WORDS)
+}
+
+/// [`exact_probe`] with the number of draw words before the fill as a parameter, so tests can query through the
+/// fill.
+fn exact_probe_within(block: &[u8; BLOCK_BYTES], h: u64, probes: usize, max_words: usize) -> bool {
+    for_each_distinct_probe_within(h, probes, max_words, |pos| {
         if bit_at(block, pos) == 1 {
             ControlFlow::Continue(())
         } else {
@@ -530,14 +536,33 @@ mod tests {
             ControlFlow::<()>::Continue(())
         });
         assert_eq!(bits, [0, 1, 2, 3, 4]);
-        // And a filter query agrees with a build that took the same path.
-        let mut block = [0u8; BLOCK_BYTES];
-        let _ = for_each_distinct_probe_within(12345, 24, 1, |pos| {
-            set_bit(&mut block, pos);
-            ControlFlow::<()>::Continue(())
-        });
-        let owned = block.iter().map(|b| b.count_ones()).sum::<u32>();
-        assert_eq!(owned, 24);
+        // A line built through the fill answers "may contain" to the query through the fill, and "absent" as soon
+        // as any one of the key's bits is clear: the query really walks the same sequence, fill included.
+        for h in [0u64, 12_345, u64::MAX] {
+            for probes in [5usize, 8, 24] {
+                let mut line = [0u8; BLOCK_BYTES];
+                let _ = for_each_distinct_probe_within(h, probes, 1, |pos| {
+                    set_bit(&mut line, pos);
+                    ControlFlow::<()>::Continue(())
+                });
+                let owned: Vec<usize> = (0..BLOCK_BITS as usize)
+                    .filter(|&p| bit_at(&line, p) == 1)
+                    .collect();
+                assert_eq!(owned.len(), probes, "hash {h:#x}, {probes} probes");
+                assert!(
+                    exact_probe_within(&line, h, probes, 1),
+                    "hash {h:#x}, {probes} probes"
+                );
+                for &pos in &owned {
+                    line[pos / 8] ^= 1 << (pos % 8);
+                    assert!(
+                        !exact_probe_within(&line, h, probes, 1),
+                        "hash {h:#x}: bit {pos} clear"
+                    );
+                    line[pos / 8] ^= 1 << (pos % 8);
+                }
+            }
+        }
     }
 
     #[test]
