@@ -729,3 +729,22 @@ proptest! {
         check_config(&config, &keys);
     }
 }
+
+/// The reproductions of the issue that found Ribbon losing keys, as a user wrote them.
+#[test]
+fn the_reported_reproductions_find_every_key() {
+    let keys: Vec<Vec<u8>> = (0..100).map(|i| format!("k{i}").into_bytes()).collect();
+    let block = build(RibbonPolicy::with_fpr(2f64.powi(-25)), &keys);
+    assert_eq!(
+        assert_finds_all("with_fpr(2^-25), 100 keys k{i}", &block, &keys),
+        FilterKind::Ribbon
+    );
+    let keys: Vec<Vec<u8>> = (0..20_000)
+        .map(|j| format!("k{j:08}").into_bytes())
+        .collect();
+    let block = build(RibbonPolicy::with_fpr(1e-9), &keys);
+    assert_eq!(
+        assert_finds_all("with_fpr(1e-9), 20,000 keys k{j:08}", &block, &keys),
+        FilterKind::Ribbon
+    );
+}
