@@ -50,11 +50,11 @@ pub enum Recipe {
     },
     /// A user's policy planning `FastBloomParams::new(blocks, probes)` (probes taken modulo 24, plus one).
     FastBloomParams { blocks: u8, probes: u8 },
-    /// A user's policy planning `StandardBloomParams::new(bits + 1, hashes + 1)`.
+    /// A user's policy planning `StandardBloomParams::new(bits + 1, max(hashes, 1))`.
     StandardBloomParams { bits: u16, hashes: u8 },
     /// `BloomFilter::with_rate`, then `to_block`.
     BloomFilterWithRate { expected: u16, rate: Rate },
-    /// `BloomFilter::with_size(bits + 1, hashes + 1)`, then `to_block`.
+    /// `BloomFilter::with_size(bits + 1, max(hashes, 1))`, then `to_block`.
     BloomFilterWithSize { bits: u16, hashes: u8 },
     /// `CountingBloomFilter::with_rate`, then `to_bloom_filter().to_block()`.
     CountingBloomFilter { expected: u16, rate: Rate },
@@ -116,8 +116,9 @@ impl Recipe {
                 through(&Explicit(FilterPlan::FastBloom(params)))
             }
             Recipe::StandardBloomParams { bits, hashes } => {
-                let params = StandardBloomParams::new(u64::from(bits) + 1, u32::from(hashes) + 1)
-                    .expect("valid");
+                let params =
+                    StandardBloomParams::new(u64::from(bits) + 1, u32::from(hashes.max(1)))
+                        .expect("valid");
                 through(&Explicit(FilterPlan::StandardBloom(params)))
             }
             Recipe::BloomFilterWithRate { expected, rate } => filled(
@@ -125,7 +126,7 @@ impl Recipe {
                 keys,
             ),
             Recipe::BloomFilterWithSize { bits, hashes } => filled(
-                BloomFilter::with_size(u64::from(bits) + 1, u32::from(hashes) + 1),
+                BloomFilter::with_size(u64::from(bits) + 1, u32::from(hashes.max(1))),
                 keys,
             ),
             Recipe::CountingBloomFilter { expected, rate } => {
