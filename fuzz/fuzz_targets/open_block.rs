@@ -19,6 +19,6 @@ fuzz_target!(|data: &[u8]| {
                 "loaded filter and block differ"
             );
         }
-        let _ = (loaded.estimated_len(), loaded.expected_fpp());
+        let _ = (loaded.estimated_len(), loaded.expected_fpr());
     }
 });

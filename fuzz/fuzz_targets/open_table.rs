@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::table::Table;
+use sstfilter_table::Table;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(table) = Table::from_reader(data, data.len() as u64) else {

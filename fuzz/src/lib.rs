@@ -3,7 +3,7 @@
 
 use arbitrary::Arbitrary;
 use sstfilter::{
-    BloomFilter, CountingBloomFilter, FastBloomParams, FastBloomPolicy, FilterBlock,
+    BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterBlock,
     FilterBlockBuilder, FilterPlan, FilterPolicy, KeyHash, RibbonPolicy, ScalableBloomFilter,
     StandardBloomParams, StandardBloomPolicy, key_hash,
 };
@@ -35,8 +35,8 @@ impl BitsPerKey {
 /// property tests of `tests/no_false_negatives.rs`), so that the fuzzers reach it.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum Recipe {
-    /// `FastBloomPolicy::new`.
-    FastBloomPolicy(BitsPerKey),
+    /// `BlockedBloomPolicy::new`.
+    BlockedBloomPolicy(BitsPerKey),
     /// `StandardBloomPolicy::new`.
     StandardBloomPolicy(BitsPerKey),
     /// `RibbonPolicy::new` (Bloom-equivalent bits per key).
@@ -48,8 +48,8 @@ pub enum Recipe {
         slot_overhead: Option<u16>,
         max_build_memory: Option<u32>,
     },
-    /// A user's policy planning `FastBloomParams::new(blocks, probes)` (probes taken modulo 24, plus one).
-    FastBloomParams { blocks: u8, probes: u8 },
+    /// A user's policy planning `BlockedBloomParams::new(blocks, probes)` (probes taken modulo 24, plus one).
+    BlockedBloomParams { blocks: u8, probes: u8 },
     /// A user's policy planning `StandardBloomParams::new(bits + 1, max(hashes, 1))`.
     StandardBloomParams { bits: u16, hashes: u8 },
     /// `BloomFilter::with_rate`, then `to_block`.
@@ -89,7 +89,7 @@ impl Recipe {
             vec![builder.finish()]
         };
         match *self {
-            Recipe::FastBloomPolicy(b) => through(&FastBloomPolicy::new(b.get())),
+            Recipe::BlockedBloomPolicy(b) => through(&BlockedBloomPolicy::new(b.get())),
             Recipe::StandardBloomPolicy(b) => through(&StandardBloomPolicy::new(b.get())),
             Recipe::RibbonNew(b) => through(&RibbonPolicy::new(b.get())),
             Recipe::RibbonWithFpr {
@@ -106,14 +106,14 @@ impl Recipe {
                 }
                 through(&policy)
             }
-            Recipe::FastBloomParams { blocks, probes } => {
-                // A FastBloom block has blocks exactly when it has keys (FORMAT.md 4.2).
+            Recipe::BlockedBloomParams { blocks, probes } => {
+                // A BlockedBloom block has blocks exactly when it has keys (FORMAT.md 4.2).
                 let blocks = match (keys.is_empty(), blocks) {
                     (true, _) => 0,
                     (false, b) => u32::from(b.max(1)),
                 };
-                let params = FastBloomParams::new(blocks, probes % 24 + 1).expect("valid");
-                through(&Explicit(FilterPlan::FastBloom(params)))
+                let params = BlockedBloomParams::new(blocks, probes % 24 + 1).expect("valid");
+                through(&Explicit(FilterPlan::BlockedBloom(params)))
             }
             Recipe::StandardBloomParams { bits, hashes } => {
                 let params =

@@ -1,0 +1,230 @@
+//! `sstfilter calc`: filter sizing from the formulas of `sstfilter::sizing`, and a memory budget split across LSM
+//! levels (Monkey).
+
+use std::fs;
+use std::path::PathBuf;
+
+use sstfilter::sizing::bits_per_key_bound;
+use sstfilter::sizing::{FilterModel, Sizing, allocate_levels, geometric_levels};
+
+use crate::CliResult;
+use crate::plot::{self, Series, Style};
+use crate::text::{TextTable, bytes, percent, thousands};
+
+/// The models compared side by side, in table order.
+const MODELS: &[FilterModel] = &[
+    FilterModel::StandardBloom,
+    FilterModel::BlockedBloom,
+    FilterModel::Ribbon,
+    FilterModel::Bound,
+];
+
+/// Bits per key of the level budget when neither `--bits-per-key` nor `--memory` is given.
+const DEFAULT_BUDGET_BITS_PER_KEY: f64 = 10.0;
+
+/// What `calc` was asked.
+pub(crate) struct CalcArgs {
+    /// Keys in the filter (with `--levels`: in all levels together).
+    pub(crate) keys: u64,
+    /// Target false-positive rate (sizing mode).
+    pub(crate) fpr: f64,
+    /// Bits of the filter (rate mode).
+    pub(crate) bits: Option<u64>,
+    /// Bits per key: the filter's size in rate mode, the budget with `--levels`.
+    pub(crate) bits_per_key: Option<f64>,
+    /// Probes per key in rate mode (each model's own choice otherwise).
+    pub(crate) probes: Option<u32>,
+    /// Levels of the LSM tree (level mode).
+    pub(crate) levels: Option<u32>,
+    /// Growth factor between consecutive levels.
+    pub(crate) size_ratio: f64,
+    /// Memory budget in bytes for all levels' filters.
+    pub(crate) memory: Option<u64>,
+    /// Where to write the chart.
+    pub(crate) plot: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
+    let (marks, label) = if let Some(levels) = args.levels {
+        (levels_report(args, levels)?, "Monkey levels")
+    } else if let Some(bits) = args.bits.or_else(|| {
+        args.bits_per_key
+            .map(|b| (b * args.keys as f64).round() as u64)
+    }) {
+        let sizes: Vec<Option<Sizing>> = MODELS
+            .iter()
+            .map(|m| m.size_for_bits(args.keys, bits, args.probes))
+            .collect();
+        let probes = args.probes.map_or_else(
+            || "each model's own probe count".to_owned(),
+            |k| format!("k = {k}"),
+        );
+        println!(
+            "False-positive rate of {} keys in {} bits ({:.2} bits/key), {probes}:\n",
+            thousands(args.keys),
+            thousands(bits),
+            bits as f64 / args.keys as f64
+        );
+        (sizing_report(&sizes), "sized")
+    } else {
+        let sizes: Vec<Option<Sizing>> = MODELS
+            .iter()
+            .map(|m| m.size_for_fpr(args.keys, args.fpr))
+            .collect();
+        println!(
+            "Filter size for {} keys at a false-positive rate of at most {}:\n",
+            thousands(args.keys),
+            percent(args.fpr)
+        );
+        (sizing_report(&sizes), "sized")
+    };
+    if let Some(path) = &args.plot {
+        fs::write(
+            path,
+            plot::render(
+                "False-positive rate vs bits/key (theory)",
+                &chart(&marks, label),
+            ),
+        )?;
+        println!("\nchart written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Prints one row per model and returns the `(bits_per_key, fpr)` point of each, for the chart.
+fn sizing_report(sizes: &[Option<Sizing>]) -> Vec<Vec<(f64, f64)>> {
+    let mut table = TextTable::new(&[&[
+        "model",
+        "bits (m)",
+        "memory",
+        "bits/key",
+        "probes (k)",
+        "FPR",
+        "space over bound",
+    ]]);
+    for (model, size) in MODELS.iter().zip(sizes) {
+        let Some(s) = size else {
+            table.row(vec![model.name().to_owned(), "out of reach".to_owned()]);
+            continue;
+        };
+        let over = s.bits_per_key / bits_per_key_bound(s.fpr) - 1.0;
+        table.row(vec![
+            model.name().to_owned(),
+            thousands(s.bits),
+            bytes(s.bits.div_ceil(8)),
+            format!("{:.2}", s.bits_per_key),
+            s.probes.map_or_else(|| "-".to_owned(), |k| k.to_string()),
+            percent(s.fpr),
+            format!("{:+.1} %", over * 100.0),
+        ]);
+    }
+    print!("{}", table.render());
+    sizes
+        .iter()
+        .map(|s| s.iter().map(|s| (s.bits_per_key, s.fpr)).collect())
+        .collect()
+}
+
+/// Prints the Monkey allocation against uniform bits/key for every buildable model; returns each model's
+/// per-level points for the chart.
+fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>> {
+    let level_keys = geometric_levels(args.keys, levels, args.size_ratio);
+    let total_keys: u64 = level_keys.iter().sum();
+    if total_keys == 0 {
+        return Err("the levels hold no keys: raise --keys".into());
+    }
+    let total_bits = match (args.memory, args.bits_per_key) {
+        (Some(memory), _) => memory as f64 * 8.0,
+        (None, bits_per_key) => {
+            bits_per_key.unwrap_or(DEFAULT_BUDGET_BITS_PER_KEY) * total_keys as f64
+        }
+    };
+    let uniform = total_bits / total_keys as f64;
+    println!(
+        "Filter memory for an LSM tree of {levels} levels (size ratio {}, {} keys): budget {} = {uniform:.2} bits/key",
+        args.size_ratio,
+        thousands(total_keys),
+        bytes((total_bits / 8.0).ceil() as u64)
+    );
+    println!(
+        "An absent-key lookup probes one filter per level (leveling), so the sum of the levels' FPRs is the expected\n\
+         number of wasted data-block reads per lookup. Monkey (Dayan et al., SIGMOD 2017) minimises that sum.\n"
+    );
+    let mut marks = vec![Vec::new(); MODELS.len()];
+    for (model, marks) in MODELS.iter().zip(marks.iter_mut()) {
+        if *model == FilterModel::Bound {
+            continue; // no filter reaches the bound: there is nothing to allocate
+        }
+        let monkey = allocate_levels(*model, &level_keys, total_bits);
+        let mut table = TextTable::new(&[
+            &["", "", "uniform", "", "Monkey", ""],
+            &["level", "keys", "bits/key", "FPR", "bits/key", "FPR"],
+        ]);
+        let (mut uniform_sum, mut monkey_sum) = (0.0, 0.0);
+        for (level, (&keys, &bits)) in level_keys.iter().zip(&monkey).enumerate() {
+            if keys == 0 {
+                continue;
+            }
+            let (u, m) = (model.fpr(uniform), model.fpr(bits));
+            uniform_sum += u;
+            monkey_sum += m;
+            marks.push((bits, m));
+            table.row(vec![
+                (level + 1).to_string(),
+                thousands(keys),
+                format!("{uniform:.2}"),
+                percent(u),
+                format!("{bits:.2}"),
+                percent(m),
+            ]);
+        }
+        println!("{}:", model.name());
+        print!("{}", table.render());
+        let ratio = uniform_sum / monkey_sum;
+        let comparison = if ratio >= 1.0 {
+            format!("{ratio:.2}x fewer")
+        } else {
+            format!("{:.2}x more", 1.0 / ratio)
+        };
+        println!(
+            "wasted data-block reads per absent lookup (sum of FPRs): uniform {uniform_sum:.4}, Monkey {monkey_sum:.4} \
+             ({comparison})\n"
+        );
+    }
+    Ok(marks)
+}
+
+/// Theory curves of every model, with `marks[i]` as markers (named `label`) on model `i`'s curve.
+fn chart(marks: &[Vec<(f64, f64)>], label: &str) -> Vec<Series> {
+    let max_bits = marks
+        .iter()
+        .flatten()
+        .map(|&(b, _)| b)
+        .fold(24.0f64, f64::max)
+        .ceil();
+    let mut series = Vec::new();
+    for (color, (model, marks)) in MODELS.iter().zip(marks).enumerate() {
+        series.push(Series {
+            name: model.name().to_owned(),
+            color,
+            style: Style::Line {
+                dashed: *model == FilterModel::Bound,
+            },
+            points: (1..=(max_bits * 4.0) as u32)
+                .map(|q| {
+                    let b = f64::from(q) / 4.0;
+                    (b, model.fpr(b))
+                })
+                .collect(),
+        });
+        if !marks.is_empty() {
+            series.push(Series {
+                name: format!("{} ({label})", model.name()),
+                color,
+                style: Style::Markers { radius: 5.0 },
+                points: marks.clone(),
+            });
+        }
+    }
+    series
+}

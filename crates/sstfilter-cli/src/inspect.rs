@@ -1,0 +1,170 @@
+//! `sstfilter inspect FILE`: explains a filter block file or a reference table's filter block.
+//!
+//! Every byte goes through the library's decoders (`Table::from_reader`, `FilterBlock::open`, both fuzzed), which
+//! return typed errors on any input; this module only prints what they found.
+
+use std::fs::File;
+use std::path::Path;
+
+use sstfilter::sizing::bits_per_key_bound;
+use sstfilter::{Error, FilterBlock, KindParams, TRAILER_LEN};
+use sstfilter_table::{ReadAt, TABLE_FORMAT_VERSION, TABLE_MAGIC, Table};
+
+use crate::CliResult;
+use crate::text::{percent, thousands};
+
+pub(crate) fn run(path: &Path) -> CliResult<()> {
+    let name = path.display();
+    let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+    let len = file.metadata()?.len();
+    if tail(&file, len, TABLE_MAGIC.len())? == TABLE_MAGIC {
+        inspect_table(path, file, len)
+    } else {
+        inspect_block(path, &file, len)
+    }
+}
+
+/// The last `n` bytes of the file, or all of it if it is shorter.
+fn tail(file: &File, len: u64, n: usize) -> CliResult<Vec<u8>> {
+    let n = len.min(n as u64);
+    let mut bytes = vec![0u8; n as usize];
+    file.read_exact_at(&mut bytes, len - n)?;
+    Ok(bytes)
+}
+
+fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
+    let name = path.display();
+    let table = Table::from_reader(file, len).map_err(|e| format!("{name}: corrupt table: {e}"))?;
+    println!("{name}: reference table (format version {TABLE_FORMAT_VERSION})");
+    println!("  file size        {} bytes", thousands(len));
+    println!("  entries          {}", thousands(table.num_entries()));
+    let index = table.index_handle();
+    println!(
+        "  data blocks      {} in bytes 0..{}",
+        thousands(table.num_data_blocks()),
+        thousands(table.filter_handle().unwrap_or(index).offset())
+    );
+    println!(
+        "  index block      offset {}, {} bytes",
+        thousands(index.offset()),
+        thousands(index.size())
+    );
+    let mut problems = Vec::new();
+    match table.verify() {
+        Ok(()) => {
+            println!("  checks           every block CRC ok, keys sorted, entry count matches")
+        }
+        Err(e) => {
+            println!("  checks           FAILED: {e}");
+            problems.push(e.to_string());
+        }
+    }
+    match (table.filter_handle(), table.filter(), table.filter_error()) {
+        (Some(handle), Some(filter), _) => {
+            println!(
+                "filter block at offset {} (CRC ok, keys match the table):",
+                thousands(handle.offset())
+            );
+            explain(filter);
+        }
+        (Some(handle), None, error) => {
+            let error = error.map_or_else(|| "unknown".to_owned(), ToString::to_string);
+            println!(
+                "filter block at offset {}, {} bytes: UNUSABLE ({error}); lookups treat this table as \"may contain\"",
+                thousands(handle.offset()),
+                thousands(handle.size())
+            );
+            problems.push(error);
+        }
+        (None, ..) => println!(
+            "no filter block: the table was built without a filter policy, so every lookup reads a data block"
+        ),
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{name}: {}", problems.join("; ")).into())
+    }
+}
+
+fn inspect_block(path: &Path, file: &File, len: u64) -> CliResult<()> {
+    let name = path.display();
+    // Check the trailer's magic before loading the file, so that a large file of another kind is rejected
+    // without reading it; the decoder itself produces the error.
+    let trailer = tail(file, len, TRAILER_LEN)?;
+    if let Err(error @ (Error::TooShort { .. } | Error::BadMagic { .. })) =
+        FilterBlock::open(&trailer[..])
+    {
+        return Err(format!(
+            "{name}: neither a reference table (no table magic at its end) nor a filter block ({error})"
+        )
+        .into());
+    }
+    let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
+    let mut bytes = vec![0u8; size];
+    file.read_exact_at(&mut bytes, 0)?;
+    let filter =
+        FilterBlock::open(bytes).map_err(|e| format!("{name}: corrupt filter block: {e}"))?;
+    println!("{name}: filter block");
+    explain(&filter);
+    filter
+        .verify()
+        .map_err(|e| format!("{name}: corrupt filter block: {e}"))?;
+    println!("  CRC32            {:#010x} ok", filter.stored_checksum());
+    Ok(())
+}
+
+/// Prints what a filter block's trailer says.
+fn explain<B: AsRef<[u8]>>(filter: &FilterBlock<B>) {
+    let block_len = filter.as_bytes().len();
+    let fpr = filter.expected_fpr();
+    println!("  format version   {}", filter.format_version());
+    println!(
+        "  kind             {} (tag {})",
+        filter.kind(),
+        filter.kind().tag()
+    );
+    println!("  parameters       {}", describe(filter.params()));
+    println!("  keys             {}", thousands(filter.num_keys()));
+    println!(
+        "  size             {} bytes: payload {} + {TRAILER_LEN}-byte trailer",
+        thousands(block_len as u64),
+        thousands(block_len.saturating_sub(TRAILER_LEN) as u64)
+    );
+    println!("  bits/key         {:.2} (payload)", filter.bits_per_key());
+    if filter.num_keys() == 0 {
+        println!("  expected FPR     0 (an empty filter rejects every key)");
+    } else {
+        println!(
+            "  expected FPR     {} (the information-theoretic bound needs {:.2} bits/key for it: {:+.1} %)",
+            percent(fpr),
+            bits_per_key_bound(fpr),
+            (filter.bits_per_key() / bits_per_key_bound(fpr) - 1.0) * 100.0
+        );
+    }
+}
+
+/// A kind's parameters in words. A kind without its own line here is shown with its `Debug` form.
+fn describe(params: &KindParams) -> String {
+    match params {
+        KindParams::BlockedBloom(p) => format!(
+            "{} blocks of 64 bytes, {} probes per key",
+            thousands(u64::from(p.num_blocks())),
+            p.num_probes()
+        ),
+        KindParams::Ribbon(p) => format!(
+            "{} shards, {} blocks of 64 slots with {} result bits per slot ({} bits from block {})",
+            thousands(u64::from(p.num_shards())),
+            thousands(u64::from(p.num_blocks())),
+            p.lower_columns(),
+            p.lower_columns() + 1,
+            thousands(u64::from(p.upper_start_block()))
+        ),
+        KindParams::StandardBloom(p) => format!(
+            "{} bits, {} probes per key",
+            thousands(p.num_bits()),
+            p.num_probes()
+        ),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,277 @@
+//! Smoke tests of the `sstfilter` binary: every subcommand runs and reports, and bad input gives a clear error
+//! and exit code 1 (2 for bad arguments), never a panic.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder};
+use sstfilter_table::{TableBuilder, TableOptions};
+
+fn sstfilter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sstfilter"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs and expects success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let output = sstfilter(args);
+    assert!(
+        output.status.success(),
+        "{args:?} failed: {}\n{}",
+        stderr(&output),
+        stdout(&output)
+    );
+    stdout(&output)
+}
+
+/// Runs and expects a clean failure with `code`; returns stderr.
+fn fails(args: &[&str], code: i32) -> String {
+    let output = sstfilter(args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(code), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    err
+}
+
+fn write_table(path: &Path, keys: u32, options: &TableOptions) {
+    let mut builder = TableBuilder::create(path, options).unwrap();
+    for i in 0..keys {
+        builder
+            .add(format!("key-{i:06}").as_bytes(), b"value")
+            .unwrap();
+    }
+    builder.finish().unwrap();
+}
+
+#[test]
+fn demo_builds_tables_and_meets_the_read_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let svg = dir.path().join("fpr.svg");
+    let out = ok(&[
+        "demo",
+        "--keys",
+        "3000",
+        "--tables",
+        "3",
+        "--lookups",
+        "5000",
+        "--dir",
+        tables.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    for expected in [
+        "no filter",
+        "BlockedBloom",
+        "reads per",
+        "Every present lookup returned its value",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    // The lookups are deterministic, so this is a fixed measurement, not a flaky one.
+    let verdict = out
+        .lines()
+        .find(|l| l.starts_with("BlockedBloom: "))
+        .unwrap_or_else(|| panic!("no BlockedBloom verdict in:\n{out}"));
+    assert!(verdict.contains("(target <= 1.2: met)"), "{verdict}");
+    for config in ["no-filter", "BlockedBloom"] {
+        for t in 0..3 {
+            assert!(tables.join(config).join(format!("{t:06}.sst")).is_file());
+        }
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains("BlockedBloom measured"));
+
+    // The kept tables can be inspected.
+    let inspected = ok(&[
+        "inspect",
+        tables.join("BlockedBloom/000002.sst").to_str().unwrap(),
+    ]);
+    assert!(
+        inspected.contains("kind             BlockedBloom (tag 1)"),
+        "{inspected}"
+    );
+    assert!(inspected.contains("keys             3,000"), "{inspected}");
+}
+
+#[test]
+fn demo_removes_its_temporary_directory() {
+    let out = ok(&["demo", "--keys", "500", "--tables", "2", "--lookups", "500"]);
+    let line = out.lines().find(|l| l.starts_with("tables in ")).unwrap();
+    let path = line
+        .strip_prefix("tables in ")
+        .and_then(|rest| rest.strip_suffix(" (removed at exit)"))
+        .unwrap();
+    assert!(!Path::new(path).exists(), "{path} was left behind");
+}
+
+#[test]
+fn inspect_explains_raw_filter_blocks_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(12.0));
+    for i in 0..1000u32 {
+        builder.add_key(&i.to_le_bytes());
+    }
+    let block = dir.path().join("block.bin");
+    std::fs::write(&block, builder.finish()).unwrap();
+    let out = ok(&["inspect", block.to_str().unwrap()]);
+    for expected in [
+        "filter block",
+        "kind             BlockedBloom (tag 1)",
+        "probes per key",
+        "keys             1,000",
+        "bits/key         12.",
+        "expected FPR",
+        "ok",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+
+    let table = dir.path().join("plain.sst");
+    write_table(&table, 100, &TableOptions::default().without_filter());
+    let out = ok(&["inspect", table.to_str().unwrap()]);
+    assert!(out.contains("no filter block"), "{out}");
+}
+
+#[test]
+fn inspect_reports_bad_files_as_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes).unwrap();
+
+    write("empty", b"");
+    write(
+        "text",
+        b"just some text, clearly not a filter block or a table",
+    );
+    let err = fails(&["inspect", &path("empty")], 1);
+    assert!(
+        err.starts_with("error: ") && err.contains("too short"),
+        "{err}"
+    );
+    let err = fails(&["inspect", &path("text")], 1);
+    assert!(
+        err.contains("neither a reference table") && err.contains("bad magic"),
+        "{err}"
+    );
+    let err = fails(&["inspect", &path("missing")], 1);
+    assert!(err.contains("cannot open"), "{err}");
+
+    // A raw block with a flipped payload bit, and every truncation of a small one.
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    for i in 0..50u32 {
+        builder.add_key(&i.to_le_bytes());
+    }
+    let block = builder.finish();
+    let mut flipped = block.clone();
+    flipped[5] ^= 1;
+    write("flipped.bin", &flipped);
+    let err = fails(&["inspect", &path("flipped.bin")], 1);
+    assert!(err.contains("checksum mismatch"), "{err}");
+    for len in (0..block.len()).step_by(7) {
+        write("cut.bin", &block[..len]);
+        fails(&["inspect", &path("cut.bin")], 1);
+    }
+
+    // Tables: a flipped filter bit (the table still opens: its filter is reported unusable), a flipped footer
+    // bit, a truncation.
+    write_table(&dir.path().join("good.sst"), 2000, &TableOptions::default());
+    let good = std::fs::read(dir.path().join("good.sst")).unwrap();
+    let filter_offset =
+        u64::from_le_bytes(good[good.len() - 56..good.len() - 48].try_into().unwrap());
+    let mut bad_filter = good.clone();
+    bad_filter[filter_offset as usize + 3] ^= 0x10;
+    write("bad-filter.sst", &bad_filter);
+    let output = sstfilter(&["inspect", &path("bad-filter.sst")]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("UNUSABLE"), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("filter block checksum mismatch"),
+        "{}",
+        stderr(&output)
+    );
+
+    let mut bad_footer = good.clone();
+    let at = good.len() - 30;
+    bad_footer[at] ^= 0x01;
+    write("bad-footer.sst", &bad_footer);
+    let err = fails(&["inspect", &path("bad-footer.sst")], 1);
+    assert!(
+        err.contains("corrupt table") && err.contains("footer checksum mismatch"),
+        "{err}"
+    );
+
+    write("truncated.sst", &good[..good.len() - 10]);
+    fails(&["inspect", &path("truncated.sst")], 1);
+}
+
+#[test]
+fn calc_sizes_filters_and_splits_budgets() {
+    let out = ok(&["calc"]);
+    for expected in [
+        "1,000,000 keys",
+        "standard Bloom",
+        "9.59",
+        "BlockedBloom (512-bit blocks)",
+        "information-theoretic bound",
+        "6.64",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+
+    let out = ok(&[
+        "calc",
+        "--keys",
+        "1e6",
+        "--bits",
+        "10_000_000",
+        "--probes",
+        "6",
+    ]);
+    assert!(
+        out.contains("10.00 bits/key") && out.contains("k = 6"),
+        "{out}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("levels.svg");
+    let out = ok(&[
+        "calc",
+        "--levels",
+        "5",
+        "--keys",
+        "1e8",
+        "--memory",
+        "100MiB",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.contains("Monkey") && out.contains("x fewer"), "{out}");
+    assert!(
+        std::fs::read_to_string(&svg)
+            .unwrap()
+            .contains("Monkey levels")
+    );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    fails(&[], 2);
+    fails(&["demo", "--keys", "0"], 2);
+    fails(&["demo", "--bits-per-key", "0.5"], 2);
+    fails(&["calc", "--fpr", "2"], 2);
+    fails(&["calc", "--bits", "100", "--levels", "3"], 2);
+    fails(&["inspect"], 2);
+    fails(&["frobnicate"], 2);
+}

@@ -1,0 +1,189 @@
+//! Our filter policies inside [rusty-leveldb](https://crates.io/crates/rusty-leveldb) 4.0, which keeps LevelDB's
+//! table format: one filter per 2 KiB of data-block offsets, each built from the keys of the data blocks that
+//! start there.
+//!
+//! ```no_run
+//! use std::rc::Rc;
+//! use sstfilter::BlockedBloomPolicy;
+//! use sstfilter::leveldb::LevelDbBloomPolicy;
+//! use sstfilter_rusty_leveldb::{LevelDbFormat, RustyLevelDbFilterPolicy};
+//!
+//! // Our blocks (self-describing, checksummed):
+//! let options = rusty_leveldb::Options {
+//!     filter_policy: Rc::new(Box::new(RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)))),
+//!     ..Default::default()
+//! };
+//! // Or LevelDB's own Bloom filter, byte for byte: tables stay readable by LevelDB and rusty-leveldb.
+//! let compatible = rusty_leveldb::Options {
+//!     filter_policy: Rc::new(Box::new(LevelDbFormat(LevelDbBloomPolicy::new(10)))),
+//!     ..Default::default()
+//! };
+//! let db = rusty_leveldb::DB::open("/tmp/db", options).expect("open");
+//! ```
+
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
+use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
+use sstfilter::leveldb::LevelDbFilterPolicy;
+use sstfilter::{FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, STORE_POLICY_NAME};
+
+/// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is one of sstfilter's
+/// blocks, registered under the name [`STORE_POLICY_NAME`] (the blocks describe their own kind and version).
+///
+/// Each block carries a 36-byte trailer and its kind's size granularity (64 bytes for BlockedBloom), which matter
+/// next to LevelDB's small per-2 KiB filters: see BENCHMARKS.md for the space and reads this costs, and
+/// [`LevelDbFormat`] for LevelDB's own format.
+#[derive(Debug, Clone)]
+pub struct RustyLevelDbFilterPolicy<P> {
+    policy: P,
+    stats: FilterStats,
+}
+
+impl<P: FilterPolicy> RustyLevelDbFilterPolicy<P> {
+    /// Filters built by `policy`.
+    #[must_use]
+    pub fn new(policy: P) -> Self {
+        RustyLevelDbFilterPolicy {
+            policy,
+            stats: FilterStats::new(),
+        }
+    }
+
+    /// The statistics this policy keeps: filters that failed to open or verify (and answered "may match"
+    /// instead) are counted as [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). Clones of
+    /// the handle share the counts.
+    #[must_use]
+    pub fn stats(&self) -> FilterStats {
+        self.stats.clone()
+    }
+
+    /// The policy that sizes and builds the filters.
+    #[must_use]
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+}
+
+impl<P: FilterPolicy> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
+    fn name(&self) -> &'static str {
+        STORE_POLICY_NAME
+    }
+
+    fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
+        let mut builder = FilterBlockBuilder::new(&self.policy);
+        for key in offset_keys(keys, key_offsets) {
+            builder.add_key(key);
+        }
+        builder.finish()
+    }
+
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        // LevelDB does not verify a filter block's checksum unless asked to (paranoid checks), so verify ours:
+        // a flipped bit must cost a read, not hide a key. It is one pass over a filter of a few hundred bytes.
+        match FilterBlock::open_verified(filter) {
+            Ok(block) => block.may_contain(key),
+            Err(_) => {
+                self.stats.record_decode_error();
+                true
+            }
+        }
+    }
+}
+
+/// A LevelDB-format filter policy of sstfilter ([`LevelDbBloomPolicy`](sstfilter::leveldb::LevelDbBloomPolicy),
+/// [`Bloom64Policy`](sstfilter::leveldb::Bloom64Policy)) as a `rusty_leveldb::FilterPolicy`: it writes LevelDB's
+/// own filter bytes and reads them back by its own name.
+///
+/// `LevelDbFormat(LevelDbBloomPolicy::new(10))` replaces rusty-leveldb's `BloomPolicy`: the same name and the same
+/// bytes, so a table written by either is read by the other (and by LevelDB). `LevelDbFormat(Bloom64Policy::new(10.0))`
+/// spends LevelDB's filter bytes per key on sstfilter's 64-bit hash with fewer false positives; tables written with
+/// it need it (or another reader of [`Bloom64Policy::NAME`](sstfilter::leveldb::Bloom64Policy::NAME)) to use their
+/// filters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelDbFormat<P>(pub P);
+
+impl<P: LevelDbFilterPolicy> RustyFilterPolicy for LevelDbFormat<P> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
+        let keys: Vec<&[u8]> = offset_keys(keys, key_offsets).collect();
+        let mut filter = Vec::new();
+        self.0.append_filter(&keys, &mut filter);
+        filter
+    }
+
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        self.0.key_may_match(key, filter)
+    }
+}
+
+/// The keys of rusty-leveldb's `create_filter` layout: key `i` runs from `offsets[i]` to the next offset (or the
+/// end of `keys`). Offsets out of order or past the end give empty keys rather than a panic.
+fn offset_keys<'a>(
+    keys: &'a [u8],
+    offsets: &'a [usize],
+) -> impl ExactSizeIterator<Item = &'a [u8]> {
+    offsets.iter().enumerate().map(move |(i, &start)| {
+        let end = offsets.get(i + 1).copied().unwrap_or(keys.len());
+        keys.get(start..end).unwrap_or_default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sstfilter::BlockedBloomPolicy;
+    use sstfilter::leveldb::LevelDbBloomPolicy;
+
+    fn layout(keys: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
+        let mut buf = Vec::new();
+        let mut offsets = Vec::new();
+        for k in keys {
+            offsets.push(buf.len());
+            buf.extend_from_slice(k);
+        }
+        (buf, offsets)
+    }
+
+    #[test]
+    fn our_blocks_through_the_leveldb_interface() {
+        let policy = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        assert_eq!(policy.name(), "sstfilter");
+        let keys: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| format!("key{i}").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let (buf, offsets) = layout(&refs);
+        let filter = policy.create_filter(&buf, &offsets);
+        assert!(FilterBlock::open_verified(&filter[..]).is_ok());
+        for k in &keys {
+            assert!(policy.key_may_match(k, &filter));
+        }
+        let mut damaged = filter.clone();
+        damaged[0] ^= 0x80;
+        assert!(policy.key_may_match(b"absent", &damaged));
+        assert!(policy.key_may_match(b"absent", &[]));
+        assert_eq!(policy.stats().counts().decode_errors, 2);
+    }
+
+    #[test]
+    fn leveldb_policy_is_a_drop_in_for_rusty_leveldbs() {
+        let ours = LevelDbFormat(LevelDbBloomPolicy::new(10));
+        let theirs = ::rusty_leveldb::BloomPolicy::new(10);
+        let (buf, offsets) = layout(&[b"a", b"", b"abc", b"abcd", b"hello world"]);
+        let filter = RustyFilterPolicy::create_filter(&ours, &buf, &offsets);
+        assert_eq!(filter, theirs.create_filter(&buf, &offsets));
+        assert_eq!(RustyFilterPolicy::name(&ours), theirs.name());
+    }
+
+    #[test]
+    fn bad_offsets_give_empty_keys_not_panics() {
+        let keys: Vec<&[u8]> = offset_keys(b"abcdef", &[0, 4, 2, 100]).collect();
+        assert_eq!(keys, [&b"abcd"[..], b"", b"", b""]);
+        let keys: Vec<&[u8]> = offset_keys(b"abcdef", &[0, 4, 2]).collect();
+        assert_eq!(keys, [&b"abcd"[..], b"", b"cdef"]);
+    }
+}

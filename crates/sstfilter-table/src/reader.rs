@@ -1,0 +1,326 @@
+//! Reading a table: open loads the footer, index and filter block; `get` asks the filter first and then reads at
+//! most one data block.
+
+use core::fmt;
+use std::fs::File;
+
+use super::block::Block;
+use super::error::{BlockDefect, BlockType, TableError, TableResult};
+use super::format::{BlockHandle, FOOTER_LEN, Footer, check_crc};
+use super::read_at::ReadAt;
+use super::stats::{Counters, TableStats, bump};
+use sstfilter::{FilterBlock, KeyHash, key_hash};
+
+/// What a table's filter block can do for lookups.
+#[derive(Debug)]
+enum FilterState {
+    /// The table was built without a filter: every lookup goes to the index and a data block.
+    Absent,
+    /// The filter block opened and verified.
+    Ready(FilterBlock<Vec<u8>>),
+    /// The filter block is corrupt or unreadable: lookups treat the table as "may contain" and count it.
+    Unusable(TableError),
+}
+
+/// An open table: the footer, the index block and the filter block are in memory; data blocks are read on
+/// demand, one positioned read per lookup at most.
+///
+/// [`open`](Self::open) validates the footer, the index (checksum, sorted keys, handles inside the data region)
+/// and the filter block. A table whose filter block is corrupt or unreadable still opens: its lookups answer
+/// from the data blocks, as if it had no filter, and are counted as
+/// [`filter_unavailable`](TableStats::filter_unavailable); [`filter_error`](Self::filter_error) says why. A
+/// filter can cost a wasted read, never a lost key.
+///
+/// Lookups take `&self` and the counters are atomic, so a `Table<File>` can serve many threads.
+pub struct Table<R = File> {
+    source: R,
+    file_len: u64,
+    footer: Footer,
+    /// Contents of the index block (checksum verified, structure validated at open).
+    index: Vec<u8>,
+    filter: FilterState,
+    counters: Counters,
+}
+
+impl<R> fmt::Debug for Table<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Table")
+            .field("file_len", &self.file_len)
+            .field("num_entries", &self.footer.num_entries)
+            .field("filter", &self.filter)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(any(unix, windows))]
+impl Table<File> {
+    /// Opens the table file at `path`.
+    pub fn open(path: impl AsRef<std::path::Path>) -> TableResult<Self> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        Table::from_reader(file, len)
+    }
+}
+
+impl<R: ReadAt> Table<R> {
+    /// Opens a table stored in `source`, which holds `file_len` bytes (a file, a buffer, an object).
+    ///
+    /// Reads the footer, the index block and the filter block; never allocates more than the file's length and
+    /// never panics, whatever the bytes.
+    pub fn from_reader(source: R, file_len: u64) -> TableResult<Self> {
+        let footer_start = file_len
+            .checked_sub(FOOTER_LEN as u64)
+            .ok_or(TableError::TooShort {
+                need: FOOTER_LEN as u64,
+                got: file_len,
+            })?;
+        let mut footer = [0u8; FOOTER_LEN];
+        source.read_exact_at(&mut footer, footer_start)?;
+        let footer = Footer::decode(&footer, file_len)?;
+        let index = read_block(&source, footer.index, BlockType::Index)?;
+        validate_index(&index, footer.data_end())?;
+        let filter = match footer.filter {
+            None => FilterState::Absent,
+            Some(handle) => match load_filter(&source, handle, footer.num_entries) {
+                Ok(filter) => FilterState::Ready(filter),
+                Err(e) => FilterState::Unusable(e),
+            },
+        };
+        Ok(Table {
+            source,
+            file_len,
+            footer,
+            index,
+            filter,
+            counters: Counters::default(),
+        })
+    }
+
+    /// The value stored under `key`, or `None` if the table does not hold it.
+    ///
+    /// Consults the filter first: a negative answer costs no read. Otherwise the index names the one data block
+    /// that can hold the key, and that block is read with one positioned read and checked against its CRC.
+    pub fn get(&self, key: &[u8]) -> TableResult<Option<Vec<u8>>> {
+        self.get_with_hash(key, key_hash(key))
+    }
+
+    /// [`get`](Self::get) with the key's hash already computed, so that an LSM lookup hashes the key once and
+    /// asks every table with it.
+    ///
+    /// REQUIRES: `hash == key_hash(key)`; another hash can make the filter hide the key.
+    pub fn get_with_hash(&self, key: &[u8], hash: KeyHash) -> TableResult<Option<Vec<u8>>> {
+        bump(&self.counters.lookups);
+        let filter_said_maybe = match &self.filter {
+            FilterState::Ready(filter) => {
+                bump(&self.counters.filter_checks);
+                if !filter.may_contain_hash(hash) {
+                    bump(&self.counters.filter_negatives);
+                    return Ok(None);
+                }
+                true
+            }
+            FilterState::Unusable(_) => {
+                bump(&self.counters.filter_unavailable);
+                false
+            }
+            FilterState::Absent => false,
+        };
+        let found = self.read_value(key)?;
+        if found.is_none() && filter_said_maybe {
+            bump(&self.counters.false_positives);
+        }
+        Ok(found)
+    }
+
+    /// Index lookup, then at most one data-block read.
+    fn read_value(&self, key: &[u8]) -> TableResult<Option<Vec<u8>>> {
+        let Some(handle) = self.data_block_for(key)? else {
+            return Ok(None); // past the table's last key: no block can hold it
+        };
+        bump(&self.counters.data_block_reads);
+        let kind = BlockType::Data {
+            offset: handle.offset(),
+        };
+        let contents = read_block(&self.source, handle, kind)?;
+        let block = Block::parse(&contents).map_err(corrupt(kind))?;
+        Ok(block.get(key).map_err(corrupt(kind))?.map(<[u8]>::to_vec))
+    }
+
+    /// The handle of the first data block whose last key is `>= key`.
+    fn data_block_for(&self, key: &[u8]) -> TableResult<Option<BlockHandle>> {
+        let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
+        let Some((entry, (_, encoded))) = index.seek(key).map_err(corrupt(BlockType::Index))?
+        else {
+            return Ok(None);
+        };
+        decode_handle(entry, encoded).map(Some)
+    }
+
+    /// Reads every data block and checks its CRC, its structure, the key order across blocks, the index keys and
+    /// the entry count. Costs a pass over the file; does not touch the lookup counters.
+    pub fn verify(&self) -> TableResult<()> {
+        let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
+        let mut previous: Option<Vec<u8>> = None;
+        let mut entries = 0u64;
+        for i in 0..index.len() {
+            let (index_key, encoded) = index.entry(i).map_err(corrupt(BlockType::Index))?;
+            let handle = decode_handle(i, encoded)?;
+            let kind = BlockType::Data {
+                offset: handle.offset(),
+            };
+            let contents = read_block(&self.source, handle, kind)?;
+            let block = Block::parse(&contents).map_err(corrupt(kind))?;
+            let last = block
+                .check_sorted(previous.as_deref())
+                .map_err(corrupt(kind))?;
+            if last != Some(index_key) {
+                return Err(TableError::CorruptBlock {
+                    block: BlockType::Index,
+                    defect: BlockDefect::IndexKeyMismatch { entry: i as u64 },
+                });
+            }
+            entries += block.len() as u64;
+            previous = last.map(<[u8]>::to_vec);
+        }
+        if entries != self.footer.num_entries {
+            return Err(TableError::EntryCountMismatch {
+                footer: self.footer.num_entries,
+                found: entries,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl<R> Table<R> {
+    /// A snapshot of the lookup counters.
+    #[must_use]
+    pub fn stats(&self) -> TableStats {
+        self.counters.snapshot()
+    }
+
+    /// The table's filter block, if it has one and it opened and verified.
+    #[must_use]
+    pub fn filter(&self) -> Option<&FilterBlock<Vec<u8>>> {
+        match &self.filter {
+            FilterState::Ready(filter) => Some(filter),
+            FilterState::Absent | FilterState::Unusable(_) => None,
+        }
+    }
+
+    /// Why the table's filter block cannot be used (lookups then treat the table as "may contain"); `None` if it
+    /// is fine or the table has none.
+    #[must_use]
+    pub fn filter_error(&self) -> Option<&TableError> {
+        match &self.filter {
+            FilterState::Unusable(e) => Some(e),
+            FilterState::Absent | FilterState::Ready(_) => None,
+        }
+    }
+
+    /// Where the filter block lies, if the table has one (usable or not).
+    #[must_use]
+    pub fn filter_handle(&self) -> Option<BlockHandle> {
+        self.footer.filter
+    }
+
+    /// Where the index block lies.
+    #[must_use]
+    pub fn index_handle(&self) -> BlockHandle {
+        self.footer.index
+    }
+
+    /// Number of entries, as recorded in the footer.
+    #[must_use]
+    pub fn num_entries(&self) -> u64 {
+        self.footer.num_entries
+    }
+
+    /// Number of data blocks.
+    #[must_use]
+    pub fn num_data_blocks(&self) -> u64 {
+        Block::parse(&self.index).map_or(0, |index| index.len() as u64)
+    }
+
+    /// Length of the table file in bytes.
+    #[must_use]
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+}
+
+/// Reads the block `handle` points to (validated to lie inside the file) and checks its CRC; returns the
+/// contents without the CRC.
+fn read_block<R: ReadAt>(source: &R, handle: BlockHandle, kind: BlockType) -> TableResult<Vec<u8>> {
+    let stored_len = handle
+        .end()
+        .and_then(|end| usize::try_from(end - handle.offset()).ok())
+        .ok_or(TableError::BadHandle {
+            block: kind,
+            offset: handle.offset(),
+            size: handle.size(),
+            allowed: 0..usize::MAX as u64,
+        })?;
+    let mut stored = vec![0u8; stored_len];
+    source.read_exact_at(&mut stored, handle.offset())?;
+    let contents_len = check_crc(&stored, kind)?.len();
+    stored.truncate(contents_len);
+    Ok(stored)
+}
+
+/// Checks the index: a well-formed block whose keys strictly increase and whose values are handles of data
+/// blocks that follow each other without overlap inside `0..data_end`.
+fn validate_index(index: &[u8], data_end: u64) -> TableResult<()> {
+    let block = Block::parse(index).map_err(corrupt(BlockType::Index))?;
+    block
+        .check_sorted(None)
+        .map_err(corrupt(BlockType::Index))?;
+    let mut next_offset = 0;
+    for i in 0..block.len() {
+        let (_, encoded) = block.entry(i).map_err(corrupt(BlockType::Index))?;
+        let handle = decode_handle(i, encoded)?;
+        let kind = BlockType::Data {
+            offset: handle.offset(),
+        };
+        handle.check_within(kind, next_offset..data_end, false)?;
+        next_offset = handle.end().unwrap_or(data_end);
+    }
+    Ok(())
+}
+
+/// Decodes index entry `entry`'s value as a block handle.
+fn decode_handle(entry: usize, encoded: &[u8]) -> TableResult<BlockHandle> {
+    BlockHandle::decode(encoded).ok_or(TableError::CorruptBlock {
+        block: BlockType::Index,
+        defect: BlockDefect::BadHandleValue {
+            entry: entry as u64,
+            len: encoded.len() as u64,
+        },
+    })
+}
+
+/// Reads, checks and opens the filter block; any failure makes the filter unusable (not the table).
+fn load_filter<R: ReadAt>(
+    source: &R,
+    handle: BlockHandle,
+    num_entries: u64,
+) -> TableResult<FilterBlock<Vec<u8>>> {
+    let bytes = read_block(source, handle, BlockType::Filter)?;
+    let filter = FilterBlock::open_verified(bytes)?;
+    // Keys are strictly increasing, so every entry is one distinct hash in the filter (barring a 64-bit hash
+    // collision between neighbours, which only costs this filter). A different count means the filter was built
+    // for other keys and could hide some of these.
+    if filter.num_keys() != num_entries {
+        return Err(TableError::FilterKeyCount {
+            table: num_entries,
+            filter: filter.num_keys(),
+        });
+    }
+    Ok(filter)
+}
+
+/// Maps a block defect to a table error naming the block.
+fn corrupt(block: BlockType) -> impl Fn(BlockDefect) -> TableError {
+    move |defect| TableError::CorruptBlock { block, defect }
+}

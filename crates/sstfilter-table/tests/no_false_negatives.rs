@@ -1,0 +1,91 @@
+//! No false negatives through the reference table: every policy at its extremes, every key found by `Table::get`,
+//! and no lookup of a present key ever answered "absent" by the filter. (The configuration space of the filters
+//! themselves is enumerated in `crates/sstfilter/tests/no_false_negatives.rs`.)
+
+use sstfilter::{BlockedBloomPolicy, RibbonPolicy, StandardBloomPolicy};
+use sstfilter_table::{Table, TableBuilder, TableOptions};
+
+fn keys(n: usize, salt: &str) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| format!("{salt}:{i:08}").into_bytes())
+        .collect()
+}
+
+#[test]
+fn reference_table_with_each_policy_at_its_extremes() {
+    let policies: Vec<(String, TableOptions)> = vec![
+        ("no filter".into(), TableOptions::default().without_filter()),
+        (
+            "BlockedBloom 1".into(),
+            TableOptions::default().filter_policy(BlockedBloomPolicy::new(1.0)),
+        ),
+        (
+            "BlockedBloom 100".into(),
+            TableOptions::default().filter_policy(BlockedBloomPolicy::new(100.0)),
+        ),
+        (
+            "StandardBloom 1".into(),
+            TableOptions::default().filter_policy(StandardBloomPolicy::new(1.0)),
+        ),
+        (
+            "StandardBloom 100".into(),
+            TableOptions::default().filter_policy(StandardBloomPolicy::new(100.0)),
+        ),
+        (
+            "Ribbon Bloom-equivalent 1".into(),
+            TableOptions::default().filter_policy(RibbonPolicy::new(1.0)),
+        ),
+        (
+            "Ribbon 2^-1".into(),
+            TableOptions::default().filter_policy(RibbonPolicy::with_fpr(0.5)),
+        ),
+        (
+            "Ribbon 2^-27".into(),
+            TableOptions::default().filter_policy(RibbonPolicy::with_fpr(2f64.powi(-27))),
+        ),
+        (
+            "Ribbon 2^-40".into(),
+            TableOptions::default().filter_policy(RibbonPolicy::with_fpr(2f64.powi(-40))),
+        ),
+        (
+            "Ribbon, no overhead".into(),
+            TableOptions::default()
+                .filter_policy(RibbonPolicy::with_fpr(0.01).with_slot_overhead(0.0)),
+        ),
+        (
+            "Ribbon, no build memory".into(),
+            TableOptions::default()
+                .filter_policy(RibbonPolicy::with_fpr(0.01).with_max_build_memory(0)),
+        ),
+    ];
+    for n in [0usize, 1, 3000] {
+        let mut entries = keys(n, "tbl");
+        entries.push(Vec::new()); // the empty key, which sorts first
+        entries.sort();
+        for (name, options) in &policies {
+            for block_size in [1usize, 4096] {
+                let options = options.clone().block_size(block_size);
+                let mut builder = TableBuilder::new(Vec::new(), &options);
+                for key in &entries {
+                    builder.add(key, b"v").unwrap();
+                }
+                let (_, file) = builder.finish().unwrap();
+                let table = Table::from_reader(file.clone(), file.len() as u64).unwrap();
+                assert!(
+                    table.filter_error().is_none(),
+                    "{name}: {:?}",
+                    table.filter_error()
+                );
+                for key in &entries {
+                    assert_eq!(
+                        table.get(key).unwrap().as_deref(),
+                        Some(&b"v"[..]),
+                        "{name}, {n} keys, block size {block_size}: lost {:?}",
+                        String::from_utf8_lossy(key)
+                    );
+                }
+                assert_eq!(table.stats().filter_negatives, 0, "{name}");
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Typed errors for decoding filter blocks.
+//!
+//! Every variant that describes a corrupt or unreadable block carries the evidence (what was expected and what
+//! was found), so a caller can tell a truncated file from a flipped bit from a block written by a newer version.
+//! The storage layer is expected to treat any `Err` from [`FilterBlock::open`](crate::FilterBlock::open) or
+//! [`FilterBlock::verify`](crate::FilterBlock::verify) as "the key may be present" and count it: a filter may
+//! cost a wasted read, it must never hide a key.
+//!
+//! The in-memory filters ([`memory`](crate::memory)) use the same type for the two ways combining or loading them
+//! can fail: [`Error::WrongKind`] and [`Error::ParamsMismatch`].
+
+use core::fmt;
+
+use crate::tag::FilterKind;
+
+/// Why a filter block could not be opened or verified (or, for the in-memory filters, loaded or combined).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The block is shorter than the fixed trailer, so it cannot be a filter block at all.
+    TooShort {
+        /// Minimum number of bytes a block needs.
+        need: usize,
+        /// Number of bytes that were given.
+        got: usize,
+    },
+    /// The trailer does not start with the magic bytes: not a filter block, or truncated or shifted.
+    BadMagic {
+        /// The four bytes found where the magic was expected.
+        found: [u8; 4],
+    },
+    /// The block was written with a format version this reader does not know (newer, or the reserved 0).
+    UnsupportedVersion {
+        /// The version stored in the block.
+        found: u8,
+        /// The newest version this reader understands.
+        max: u8,
+    },
+    /// The kind tag is reserved or belongs to a kind this reader does not know.
+    UnknownKind(u8),
+    /// A trailer field or kind parameter has a value the format does not allow.
+    BadParams {
+        /// The filter kind whose parameters are invalid (`None` for kind-independent fields).
+        kind: Option<FilterKind>,
+        /// Which field is invalid.
+        field: &'static str,
+        /// The value found in the block.
+        value: u64,
+    },
+    /// The payload length does not match what the kind parameters require.
+    LengthMismatch {
+        /// The filter kind whose payload is inconsistent.
+        kind: FilterKind,
+        /// Payload length implied by the parameters (or the constraint it must satisfy).
+        expected: u64,
+        /// Payload length found in the block.
+        found: u64,
+    },
+    /// The CRC32 stored in the trailer does not match the block's bytes.
+    ChecksumMismatch {
+        /// The checksum stored in the block.
+        expected: u32,
+        /// The checksum computed over the block.
+        found: u32,
+    },
+    /// A valid block holds a different filter kind than the one asked for (for example
+    /// [`BloomFilter::from_block`](crate::BloomFilter::from_block) given a BlockedBloom block).
+    WrongKind {
+        /// The kind the caller asked for.
+        expected: FilterKind,
+        /// The kind stored in the block.
+        found: FilterKind,
+    },
+    /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
+    /// differs: their bits do not mean the same keys.
+    ParamsMismatch {
+        /// Which parameter differs.
+        field: &'static str,
+        /// Its value in the filter the method was called on.
+        left: u64,
+        /// Its value in the other filter.
+        right: u64,
+    },
+    /// A LevelDB filter block builder was asked to start a data block in an earlier 2 KiB range than one it
+    /// already started: its keys would go into a later filter than the one readers consult for it.
+    BlockOffsetOutOfOrder {
+        /// Offset of the data block started last.
+        previous: u64,
+        /// The offset that was given.
+        found: u64,
+    },
+    /// A LevelDB filter block outgrew what its 32-bit offsets can address.
+    FilterBlockTooLarge {
+        /// The largest offset the format can store.
+        max: u64,
+        /// The offset that would have been needed.
+        found: u64,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::TooShort { need, got } => {
+                write!(
+                    f,
+                    "filter block too short: need at least {need} bytes, got {got}"
+                )
+            }
+            Error::BadMagic { found } => {
+                write!(f, "not a filter block: bad magic {found:02x?}")
+            }
+            Error::UnsupportedVersion { found, max } => write!(
+                f,
+                "unsupported filter block format version {found} (this reader supports 1..={max})"
+            ),
+            Error::UnknownKind(tag) => write!(f, "unknown filter kind tag {tag}"),
+            Error::BadParams { kind, field, value } => match kind {
+                Some(kind) => write!(f, "invalid {kind} parameter {field} = {value}"),
+                None => write!(f, "invalid filter block field {field} = {value}"),
+            },
+            Error::LengthMismatch {
+                kind,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{kind} payload length mismatch: expected {expected} bytes, found {found}"
+            ),
+            Error::ChecksumMismatch { expected, found } => write!(
+                f,
+                "filter block checksum mismatch: stored {expected:#010x}, computed {found:#010x}"
+            ),
+            Error::WrongKind { expected, found } => {
+                write!(f, "expected a {expected} filter block, found {found}")
+            }
+            Error::ParamsMismatch { field, left, right } => write!(
+                f,
+                "filters cannot be combined: {field} differs ({left} vs {right})"
+            ),
+            Error::BlockOffsetOutOfOrder { previous, found } => write!(
+                f,
+                "data block offset {found} goes back past the filter of the block at offset {previous}"
+            ),
+            Error::FilterBlockTooLarge { max, found } => write!(
+                f,
+                "LevelDB filter block too large: offset {found} exceeds {max}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result type of this crate.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -1,0 +1,162 @@
+//! Filter kinds: each is a pair of pure functions over bytes, `build(hashes) -> payload` and
+//! `probe(payload, hash) -> bool`, plus the parameters stored in the trailer.
+//!
+//! Kinds know nothing of the container (trailer, checksum) or of policies: they are given the payload alone, and
+//! the parameters a policy chose. The reader dispatches to them on the kind tag stored in the block.
+
+/// Calls `$f::<K>($args…)` with the probe count `$k` turned into a compile-time constant, so each probe loop is
+/// fully unrolled. A count outside `1..=MAX_PROBES` (impossible after validation) evaluates `$otherwise`, which
+/// must answer "may contain".
+macro_rules! dispatch_probes {
+    ($k:expr, otherwise $otherwise:expr, $f:ident, $($arg:expr),* $(,)?) => {
+        match $k {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*),
+            11 => $f::<11>($($arg),*),
+            12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*),
+            14 => $f::<14>($($arg),*),
+            15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*),
+            17 => $f::<17>($($arg),*),
+            18 => $f::<18>($($arg),*),
+            19 => $f::<19>($($arg),*),
+            20 => $f::<20>($($arg),*),
+            21 => $f::<21>($($arg),*),
+            22 => $f::<22>($($arg),*),
+            23 => $f::<23>($($arg),*),
+            24 => $f::<24>($($arg),*),
+            _ => $otherwise,
+        }
+    };
+}
+
+pub(crate) mod blocked_bloom;
+pub(crate) mod ribbon;
+pub(crate) mod standard_bloom;
+
+use crate::error::Result;
+use crate::format::PARAMS_LEN;
+use crate::tag::FilterKind;
+use blocked_bloom::BlockedBloomParams;
+use ribbon::RibbonParams;
+use standard_bloom::StandardBloomParams;
+
+/// Checks that a kind's reserved parameter bytes, which start at parameter offset `first`, are all zero (FORMAT.md:
+/// "Unused bytes must be 0"), naming the first non-zero one by its offset.
+pub(crate) fn check_reserved(kind: FilterKind, reserved: &[u8], first: usize) -> Result<()> {
+    match reserved.iter().position(|&b| b != 0) {
+        None => Ok(()),
+        Some(pos) => Err(crate::Error::BadParams {
+            kind: Some(kind),
+            field: "reserved parameter byte",
+            value: (first + pos) as u64,
+        }),
+    }
+}
+
+// `dispatch_probes!` enumerates exactly the probe counts the format allows.
+const _: () = assert!(BlockedBloomParams::MAX_PROBES == 24);
+
+/// The parameters of a built filter, as stored in (and decoded from) a block's trailer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum KindParams {
+    /// A [`FilterKind::BlockedBloom`] filter.
+    BlockedBloom(BlockedBloomParams),
+    /// A [`FilterKind::Ribbon`] filter.
+    Ribbon(RibbonParams),
+    /// A [`FilterKind::StandardBloom`] filter.
+    StandardBloom(StandardBloomParams),
+}
+
+impl KindParams {
+    /// The kind these parameters belong to.
+    #[must_use]
+    pub const fn kind(&self) -> FilterKind {
+        match self {
+            KindParams::BlockedBloom(_) => FilterKind::BlockedBloom,
+            KindParams::Ribbon(_) => FilterKind::Ribbon,
+            KindParams::StandardBloom(_) => FilterKind::StandardBloom,
+        }
+    }
+
+    /// Length of the payload these parameters describe, in bytes.
+    #[must_use]
+    pub const fn payload_len(&self) -> usize {
+        match self {
+            KindParams::BlockedBloom(p) => p.payload_len(),
+            KindParams::Ribbon(p) => p.payload_len(),
+            KindParams::StandardBloom(p) => p.payload_len(),
+        }
+    }
+
+    /// The theoretical false-positive rate of this filter holding `num_keys` keys.
+    #[must_use]
+    pub fn expected_fpr(&self, num_keys: u64) -> f64 {
+        match self {
+            KindParams::BlockedBloom(p) => p.expected_fpr(num_keys),
+            KindParams::Ribbon(p) => p.expected_fpr(),
+            KindParams::StandardBloom(p) => p.expected_fpr(num_keys),
+        }
+    }
+
+    /// Whether a key with hash `h` may be in `payload`, which these parameters were decoded against.
+    #[inline]
+    pub(crate) fn may_contain(&self, payload: &[u8], h: u64) -> bool {
+        match self {
+            KindParams::BlockedBloom(p) => blocked_bloom::may_contain(payload, p, h),
+            KindParams::Ribbon(p) => ribbon::may_contain(payload, p, h),
+            KindParams::StandardBloom(p) => standard_bloom::may_contain(payload, p, h),
+        }
+    }
+
+    /// [`may_contain`](Self::may_contain) for every hash of `hashes` into the matching slot of `out`.
+    pub(crate) fn may_contain_batch(&self, payload: &[u8], hashes: &[u64], out: &mut [bool]) {
+        match self {
+            KindParams::BlockedBloom(p) => {
+                blocked_bloom::may_contain_batch(payload, p, hashes, out)
+            }
+            KindParams::Ribbon(p) => ribbon::may_contain_batch(payload, p, hashes, out),
+            KindParams::StandardBloom(p) => {
+                standard_bloom::may_contain_batch(payload, p, hashes, out);
+            }
+        }
+    }
+
+    /// The trailer's parameter bytes.
+    pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
+        match self {
+            KindParams::BlockedBloom(p) => p.encode(),
+            KindParams::Ribbon(p) => p.encode(),
+            KindParams::StandardBloom(p) => p.encode(),
+        }
+    }
+
+    /// Decodes and validates the parameters of `kind` against the payload length and key count.
+    pub(crate) fn decode(
+        kind: FilterKind,
+        params: &[u8; PARAMS_LEN],
+        payload_len: usize,
+        num_keys: u64,
+    ) -> Result<Self> {
+        match kind {
+            FilterKind::BlockedBloom => BlockedBloomParams::decode(params, payload_len, num_keys)
+                .map(KindParams::BlockedBloom),
+            FilterKind::Ribbon => {
+                RibbonParams::decode(params, payload_len, num_keys).map(KindParams::Ribbon)
+            }
+            FilterKind::StandardBloom => {
+                StandardBloomParams::decode(params, payload_len).map(KindParams::StandardBloom)
+            }
+        }
+    }
+}

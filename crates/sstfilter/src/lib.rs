@@ -1,0 +1,98 @@
+//! # sstfilter
+//!
+//! The filter-block component of an LSM storage engine. A table builder feeds it every key of an SSTable; it
+//! writes one checksummed, self-describing filter block; at read time the store asks "may this key be in this
+//! table?" and skips the disk or object-store read when the answer is no.
+//!
+//! ```text
+//! key ─ key_hash (xxh3-64, pinned) ─▶ FilterBlockBuilder (collects u64 hashes, drops adjacent duplicates)
+//!     ─ finish: the policy picks kind + parameters from the real key count ─▶ payload ‖ trailer (CRC32)
+//! block bytes (&[u8], Vec, Bytes, mmap) ─ FilterBlock::open (O(1), validates) ─▶ may_contain / batch ─▶ bool
+//! ```
+//!
+//! The one promise that outranks everything: **no false negatives**. A key that was added is reported as
+//! possibly present on every input, platform and version. A block that is corrupt, unknown or from a newer
+//! version makes [`FilterBlock::open`] or [`FilterBlock::verify`] return a typed [`Error`]; the storage engine
+//! should then treat the table as "may contain" (and count it).
+//!
+//! ```
+//! use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder};
+//!
+//! let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+//! for key in [&b"apple"[..], b"banana", b"cherry"] {
+//!     builder.add_key(key);
+//! }
+//! let bytes: Vec<u8> = builder.finish();
+//!
+//! let filter = FilterBlock::open(&bytes[..])?;
+//! filter.verify()?;
+//! assert!(filter.may_contain(b"banana"));
+//! if !filter.may_contain(b"durian") {
+//!     // skip the disk read
+//! }
+//! # Ok::<(), sstfilter::Error>(())
+//! ```
+//!
+//! Three kinds, chosen by policy at write time and read from the block at read time:
+//! [`BlockedBloomPolicy`] builds cache-local blocked Bloom filters (one cache line per query, fastest to build and
+//! query); [`RibbonPolicy`] builds Ribbon filters, about 30 % smaller at the same false-positive rate, for more
+//! build and query time; [`StandardBloomPolicy`] builds the textbook Bloom filter. A reader opens any of them
+//! without configuration. [`FilterStats`] keeps the counts an operator reads the filters' value from.
+//!
+//! The byte layout is specified in FORMAT.md; ARCHITECTURE.md describes the layers (hash, kinds, policies,
+//! container, builder, reader) and where new ones go. [`sizing`] sizes filters from the formulas, for capacity
+//! planning.
+//!
+//! The crate also has the classic in-memory filters — [`BloomFilter`], [`CountingBloomFilter`] and
+//! [`ScalableBloomFilter`] — for sets that are inserted into and queried while a program runs, such as a
+//! crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block.
+//!
+//! [`leveldb`] reads and writes LevelDB's own filter bytes (its Bloom filter and filter block) for LevelDB-format
+//! tables.
+//!
+//! Beside this crate (two dependencies, no features): `sstfilter-table`, the worked example of a table file that
+//! embeds a filter block and skips data-block reads with it; `sstfilter-slatedb` and `sstfilter-rusty-leveldb`,
+//! which plug these policies into those stores; and `sstfilter-cli`, the `sstfilter` command-line tool (`demo`,
+//! `inspect`, `calc`).
+
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+// The decoding paths must not be able to panic on untrusted bytes; exceptions carry a reason.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
+mod builder;
+mod error;
+mod format;
+mod hash;
+mod kind;
+mod le;
+pub mod leveldb;
+mod math;
+mod memory;
+mod policy;
+mod reader;
+pub mod sizing;
+mod stats;
+mod tag;
+
+pub use builder::FilterBlockBuilder;
+pub use error::{Error, Result};
+pub use format::{FORMAT_VERSION, STORE_POLICY_NAME, TRAILER_LEN};
+pub use hash::{KeyHash, key_hash};
+pub use kind::KindParams;
+pub use kind::blocked_bloom::BlockedBloomParams;
+pub use kind::ribbon::{RibbonParams, RibbonPlan};
+pub use kind::standard_bloom::StandardBloomParams;
+pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+pub use policy::{BlockedBloomPolicy, FilterPlan, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
+pub use reader::FilterBlock;
+pub use stats::{FilterCounts, FilterStats};
+pub use tag::FilterKind;

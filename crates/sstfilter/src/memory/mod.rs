@@ -1,0 +1,78 @@
+//! The classic in-memory Bloom filters of the literature: a set you insert keys into and ask about, as opposed to
+//! the SST filter block, which is built once from a table's keys and then only read.
+//!
+//! * [`BloomFilter`]: Guava's `BloomFilter` in Rust — sized from the expected number of items and the
+//!   false-positive probability (or explicitly), with `insert` / `contains`, estimates of its own false-positive
+//!   rate and cardinality from its fill, union and intersection-size estimates, and serialisation into a
+//!   checksummed [`FilterKind::StandardBloom`](crate::FilterKind::StandardBloom) block that
+//!   [`FilterBlock`](crate::FilterBlock) reads in place.
+//! * [`CountingBloomFilter`]: 4-bit saturating counters instead of bits, so keys can be removed.
+//! * [`ScalableBloomFilter`]: for an unknown number of items, a cascade of Bloom filters of growing capacity and
+//!   tightening false-positive rate whose total rate stays under the target (Almeida et al., 2007).
+//!
+//! All three hash a key once with the crate's [`key_hash`](crate::key_hash) (xxh3-64) and derive their `k`
+//! probe positions from it as `h1 + i·h2` (see [`StandardBloomParams`]), so a `BloomFilter`, a counting filter
+//! projected onto bits and a StandardBloom block of the same size agree bit for bit. Keys are byte strings; every
+//! method has a `*_hash` twin that takes a precomputed [`KeyHash`](crate::KeyHash).
+//!
+//! ```
+//! use sstfilter::BloomFilter;
+//!
+//! let mut seen = BloomFilter::with_rate(1_000_000, 0.01); // 1.2 MB for a million URLs at 1 %
+//! assert!(seen.insert(b"https://example.com/"));           // new
+//! assert!(!seen.insert(b"https://example.com/"));          // already there
+//! assert!(seen.contains(b"https://example.com/"));
+//! assert!(!seen.contains(b"https://example.com/about"));    // (or, 1 % of the time, a false positive)
+//! ```
+
+mod counting;
+mod scalable;
+mod standard;
+
+pub use counting::CountingBloomFilter;
+pub use scalable::ScalableBloomFilter;
+pub use standard::BloomFilter;
+
+use crate::kind::standard_bloom::StandardBloomParams;
+use crate::sizing::rates::{optimal_bloom_bits, optimal_bloom_probes};
+
+/// The parameters of a filter for `expected_items` items at false-positive rate `fpr`, as Guava sizes
+/// them: `m = ceil(-n·ln p / ln² 2)` rounded up to whole 64-bit words (the extra bits only lower the rate) and
+/// `k = round((m/n)·ln 2)`. `None` when `fpr` is not strictly between 0 and 1 or the filter would not fit in
+/// memory. Zero expected items are sized as one.
+pub(crate) fn params_for_rate(expected_items: usize, fpr: f64) -> Option<StandardBloomParams> {
+    if !(fpr > 0.0 && fpr < 1.0) {
+        return None;
+    }
+    let n = expected_items.max(1) as f64;
+    let bits = optimal_bloom_bits(n, fpr);
+    let words = (bits / 64.0).ceil();
+    // A float this large cannot be a word count (and `StandardBloomParams::new` bounds it further).
+    if words >= u64::MAX as f64 / 64.0 {
+        return None;
+    }
+    let num_probes = optimal_bloom_probes(bits / n).min(StandardBloomParams::MAX_PROBES);
+    StandardBloomParams::new(words as u64 * 64, num_probes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_from_a_rate_follows_guava() {
+        // Guava: 1M insertions at 1 % → 9,585,059 bits and 7 hash functions; rounded up to 149,767 words.
+        let p = params_for_rate(1_000_000, 0.01).unwrap();
+        assert_eq!((p.num_bits(), p.num_probes()), (9_585_088, 7));
+        let p = params_for_rate(1000, 0.001).unwrap();
+        assert_eq!(p.num_probes(), 10);
+        assert_eq!(params_for_rate(0, 0.01), params_for_rate(1, 0.01));
+        for bad in [0.0, 1.0, -0.5, 2.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(params_for_rate(100, bad), None, "{bad}");
+        }
+        assert_eq!(params_for_rate(usize::MAX, 1e-300), None);
+        // A vanishing rate asks for more probes than the format holds: clamped.
+        let tiny = params_for_rate(1, 1e-300).unwrap();
+        assert_eq!(tiny.num_probes(), StandardBloomParams::MAX_PROBES);
+    }
+}

@@ -1,0 +1,168 @@
+//! Writer-side policies: which filter kind and parameters to build for a given number of keys.
+//!
+//! A policy is consulted once, at [`FilterBlockBuilder::finish`](crate::FilterBlockBuilder::finish), with the real
+//! number of distinct key hashes, so filters are sized from what the table holds, never from an estimate. The
+//! reader never sees the policy: the kind and parameters are stored in the block. Everything a writer decides
+//! lives here (probe tables, Ribbon's shards, slots and columns, when Ribbon falls back to BlockedBloom); the
+//! kinds only build what they are given.
+
+mod blocked_bloom;
+pub(crate) mod ribbon;
+mod standard_bloom;
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub use blocked_bloom::BlockedBloomPolicy;
+pub(crate) use blocked_bloom::probes_for_bits_per_key;
+pub use ribbon::RibbonPolicy;
+pub use standard_bloom::StandardBloomPolicy;
+
+use crate::format::TRAILER_LEN;
+use crate::kind::blocked_bloom::BlockedBloomParams;
+use crate::kind::ribbon::RibbonPlan;
+use crate::kind::standard_bloom::StandardBloomParams;
+use crate::kind::{self, KindParams};
+
+/// What a policy decided to build: a kind and its parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum FilterPlan {
+    /// Build a BlockedBloom filter with these parameters.
+    BlockedBloom(BlockedBloomParams),
+    /// Build a Ribbon filter as planned, or, if construction fails (a shard no seed solves), the BlockedBloom
+    /// `fallback`. The block then has the fallback's size and rate, not the ones
+    /// [`payload_len`](Self::payload_len) and [`expected_fpr`](Self::expected_fpr) give for the plan.
+    Ribbon {
+        /// What to build.
+        plan: RibbonPlan,
+        /// What to build instead if `plan` cannot be built.
+        fallback: BlockedBloomParams,
+    },
+    /// Build a StandardBloom filter (the classic Bloom filter) with these parameters.
+    StandardBloom(StandardBloomParams),
+}
+
+impl FilterPlan {
+    /// Payload bytes the plan will produce.
+    #[must_use]
+    pub const fn payload_len(&self) -> usize {
+        match self {
+            FilterPlan::BlockedBloom(p) => p.payload_len(),
+            FilterPlan::Ribbon { plan, .. } => plan.payload_len(),
+            FilterPlan::StandardBloom(p) => p.payload_len(),
+        }
+    }
+
+    /// The theoretical false-positive rate of the planned filter holding `num_keys` keys.
+    #[must_use]
+    pub fn expected_fpr(&self, num_keys: usize) -> f64 {
+        match self {
+            FilterPlan::BlockedBloom(p) => p.expected_fpr(num_keys as u64),
+            FilterPlan::Ribbon { plan, .. } => plan.expected_fpr(),
+            FilterPlan::StandardBloom(p) => p.expected_fpr(num_keys as u64),
+        }
+    }
+
+    /// Builds the payload for `hashes` (distinct after adjacent deduplication) into `out` and returns the
+    /// parameters to store in the trailer.
+    pub(crate) fn build(
+        &self,
+        hashes: impl Iterator<Item = u64> + Clone,
+        out: &mut Vec<u8>,
+    ) -> KindParams {
+        match self {
+            FilterPlan::BlockedBloom(p) => {
+                kind::blocked_bloom::build(p, hashes, out);
+                KindParams::BlockedBloom(*p)
+            }
+            FilterPlan::Ribbon { plan, fallback } => {
+                match kind::ribbon::build(plan, hashes.clone(), out) {
+                    Ok(params) => KindParams::Ribbon(params),
+                    // Construction failed and left `out` as it was: the fallback needs no luck to build.
+                    Err(_) => {
+                        kind::blocked_bloom::build(fallback, hashes, out);
+                        KindParams::BlockedBloom(*fallback)
+                    }
+                }
+            }
+            FilterPlan::StandardBloom(p) => {
+                kind::standard_bloom::build(p, hashes, out);
+                KindParams::StandardBloom(*p)
+            }
+        }
+    }
+}
+
+/// Decides the filter kind and its parameters from the number of keys. Implement it to choose per table (for
+/// example more bits per key on the last LSM level); the built-in policies are [`BlockedBloomPolicy`],
+/// [`RibbonPolicy`] and [`StandardBloomPolicy`].
+pub trait FilterPolicy {
+    /// The kind and parameters to build for `num_keys` distinct key hashes.
+    fn plan(&self, num_keys: usize) -> FilterPlan;
+
+    /// Size in bytes of the block that [`plan`](Self::plan) yields for `num_keys` keys, trailer included.
+    fn estimated_block_len(&self, num_keys: usize) -> usize {
+        self.plan(num_keys).payload_len() + TRAILER_LEN
+    }
+
+    /// Theoretical false-positive rate of the filter built for `num_keys` keys.
+    fn estimated_fpr(&self, num_keys: usize) -> f64 {
+        self.plan(num_keys).expected_fpr(num_keys)
+    }
+}
+
+impl<P: FilterPolicy + ?Sized> FilterPolicy for &P {
+    fn plan(&self, num_keys: usize) -> FilterPlan {
+        (**self).plan(num_keys)
+    }
+}
+
+impl<P: FilterPolicy + ?Sized> FilterPolicy for Box<P> {
+    fn plan(&self, num_keys: usize) -> FilterPlan {
+        (**self).plan(num_keys)
+    }
+}
+
+impl<P: FilterPolicy + ?Sized> FilterPolicy for Arc<P> {
+    fn plan(&self, num_keys: usize) -> FilterPlan {
+        (**self).plan(num_keys)
+    }
+}
+
+impl<P: FilterPolicy + ?Sized> FilterPolicy for Rc<P> {
+    fn plan(&self, num_keys: usize) -> FilterPlan {
+        (**self).plan(num_keys)
+    }
+}
+
+/// The value of a panicking constructor whose `try_` twin returned `value`: a configuration that yields `None`
+/// is a programming error (as documented on every such constructor), reported with `message` at the caller.
+#[track_caller]
+pub(crate) fn configured<T>(value: Option<T>, message: impl FnOnce() -> String) -> T {
+    #[expect(
+        clippy::panic,
+        reason = "documented: a bad configuration constant is a programming error"
+    )]
+    match value {
+        Some(value) => value,
+        None => panic!("{}", message()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_work_through_smart_pointers() {
+        let policy = BlockedBloomPolicy::new(10.0);
+        let boxed: Box<dyn FilterPolicy> = Box::new(policy);
+        let shared: Arc<dyn FilterPolicy> = Arc::new(policy);
+        assert_eq!(boxed.plan(100), policy.plan(100));
+        let by_ref: &dyn FilterPolicy = &policy;
+        assert_eq!(shared.plan(100), by_ref.plan(100));
+        let counted: Rc<dyn FilterPolicy> = Rc::new(policy);
+        assert_eq!(counted.plan(7), policy.plan(7));
+    }
+}

@@ -1,0 +1,277 @@
+//! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
+
+use crate::error::{Error, Result};
+use crate::format::{Trailer, block_checksum};
+use crate::hash::{KeyHash, key_hash};
+use crate::kind::KindParams;
+use crate::tag::FilterKind;
+
+/// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
+/// enough to live on the stack.
+const BATCH: usize = 32;
+
+/// A filter block opened over its bytes, which it borrows or owns without copying: `&[u8]`, `Vec<u8>`,
+/// `bytes::Bytes`, a memory map — anything that is `AsRef<[u8]>`.
+///
+/// [`open`](Self::open) validates the structure in O(1) (the trailer and the kind's parameters against the
+/// payload length) so that every query afterwards is in bounds and cannot panic;
+/// [`verify`](Self::verify) additionally checks the CRC32 over the whole block, which costs a pass over its
+/// bytes. A storage engine typically verifies once when it loads a block into its cache.
+///
+/// The filter kind is read from the block, never from configuration, so a reader opens blocks written with any
+/// policy. `FilterBlock` is `Send + Sync` when `B` is, and queries take `&self`. `B::as_ref` must return the same
+/// bytes on every call (as every byte container does); if it did not, queries would still stay in bounds and
+/// never panic, but their answers would be meaningless.
+///
+/// ```
+/// use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, key_hash};
+///
+/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+/// for i in 0..1000u32 {
+///     builder.add_key(format!("usr:{i:012}").as_bytes());
+/// }
+/// let block: Vec<u8> = builder.finish();
+///
+/// let filter = FilterBlock::open(block)?; // takes ownership; `&block[..]` would borrow
+/// filter.verify()?;
+/// assert!(filter.may_contain(b"usr:000000000042"));
+/// // Hash once, then ask every table of every level:
+/// let h = key_hash(b"usr:000000000042");
+/// assert!(filter.may_contain_hash(h));
+/// # Ok::<(), sstfilter::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FilterBlock<B> {
+    bytes: B,
+    payload_len: usize,
+    trailer: Trailer,
+    params: KindParams,
+}
+
+impl<B: AsRef<[u8]>> FilterBlock<B> {
+    /// Opens a block, validating its trailer and parameters (not its checksum; see [`verify`](Self::verify)).
+    ///
+    /// Never panics and allocates nothing, whatever the bytes. An `Err` means the block cannot be used; a
+    /// storage engine should then treat every key as possibly present.
+    pub fn open(bytes: B) -> Result<Self> {
+        let block = bytes.as_ref();
+        let (payload_len, trailer) = Trailer::decode(block)?;
+        let params =
+            KindParams::decode(trailer.kind, &trailer.params, payload_len, trailer.num_keys)?;
+        Ok(FilterBlock {
+            bytes,
+            payload_len,
+            trailer,
+            params,
+        })
+    }
+
+    /// Opens a block and verifies its checksum: [`open`](Self::open) followed by [`verify`](Self::verify).
+    pub fn open_verified(bytes: B) -> Result<Self> {
+        let block = Self::open(bytes)?;
+        block.verify()?;
+        Ok(block)
+    }
+
+    /// Checks the CRC32 stored in the trailer against the block's bytes.
+    pub fn verify(&self) -> Result<()> {
+        let found = block_checksum(self.bytes.as_ref());
+        if found == self.trailer.checksum {
+            Ok(())
+        } else {
+            Err(Error::ChecksumMismatch {
+                expected: self.trailer.checksum,
+                found,
+            })
+        }
+    }
+
+    /// Whether `key` may have been added: `false` means it certainly was not.
+    #[inline]
+    #[must_use]
+    pub fn may_contain(&self, key: &[u8]) -> bool {
+        self.may_contain_hash(key_hash(key))
+    }
+
+    /// Whether a key with this hash may have been added: `false` means it certainly was not.
+    #[inline]
+    #[must_use]
+    pub fn may_contain_hash(&self, hash: KeyHash) -> bool {
+        self.params.may_contain(self.payload(), hash.get())
+    }
+
+    /// Answers [`may_contain`](Self::may_contain) for many keys at once, writing `results[i]` for `keys[i]`.
+    ///
+    /// Faster per key than single queries on filters larger than the CPU cache: the keys are hashed in groups
+    /// and their cache lines fetched together. Answers for the first `min(keys.len(), results.len())` keys.
+    pub fn may_contain_batch<K: AsRef<[u8]>>(&self, keys: &[K], results: &mut [bool]) {
+        let mut hashes = [0u64; BATCH];
+        for (keys, results) in keys.chunks(BATCH).zip(results.chunks_mut(BATCH)) {
+            for (h, key) in hashes.iter_mut().zip(keys) {
+                *h = key_hash(key.as_ref()).get();
+            }
+            let n = keys.len().min(results.len());
+            self.answer_batch(hashes.get(..n).unwrap_or_default(), results);
+        }
+    }
+
+    /// Answers [`may_contain_hash`](Self::may_contain_hash) for many hashes at once, writing `results[i]` for
+    /// `hashes[i]` (for the first `min(hashes.len(), results.len())`).
+    pub fn may_contain_hash_batch(&self, hashes: &[KeyHash], results: &mut [bool]) {
+        let mut raw = [0u64; BATCH];
+        for (hashes, results) in hashes.chunks(BATCH).zip(results.chunks_mut(BATCH)) {
+            for (r, h) in raw.iter_mut().zip(hashes) {
+                *r = h.get();
+            }
+            let n = hashes.len().min(results.len());
+            self.answer_batch(raw.get(..n).unwrap_or_default(), results);
+        }
+    }
+
+    fn answer_batch(&self, hashes: &[u64], results: &mut [bool]) {
+        self.params
+            .may_contain_batch(self.payload(), hashes, results);
+    }
+
+    /// The payload: the block without its trailer (`open` checked the length).
+    #[inline]
+    fn payload(&self) -> &[u8] {
+        self.bytes
+            .as_ref()
+            .get(..self.payload_len)
+            .unwrap_or_default()
+    }
+
+    /// The filter kind stored in the block.
+    #[must_use]
+    pub fn kind(&self) -> FilterKind {
+        self.trailer.kind
+    }
+
+    /// The kind's parameters, as stored in the block.
+    #[must_use]
+    pub fn params(&self) -> &KindParams {
+        &self.params
+    }
+
+    /// Number of distinct keys the filter was built from.
+    #[must_use]
+    pub fn num_keys(&self) -> u64 {
+        self.trailer.num_keys
+    }
+
+    /// Payload bits per key (the trailer's fixed 36 bytes are not counted); 0 for an empty filter.
+    #[must_use]
+    pub fn bits_per_key(&self) -> f64 {
+        if self.trailer.num_keys == 0 {
+            0.0
+        } else {
+            self.payload_len as f64 * 8.0 / self.trailer.num_keys as f64
+        }
+    }
+
+    /// The theoretical false-positive rate for this filter's kind, size and key count.
+    #[must_use]
+    pub fn expected_fpr(&self) -> f64 {
+        self.params.expected_fpr(self.trailer.num_keys)
+    }
+
+    /// The format version the block was written with.
+    #[must_use]
+    pub fn format_version(&self) -> u8 {
+        self.trailer.version
+    }
+
+    /// The CRC32 stored in the trailer.
+    #[must_use]
+    pub fn stored_checksum(&self) -> u32 {
+        self.trailer.checksum
+    }
+
+    /// The whole block: payload and trailer.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
+    /// Gives back the bytes the block was opened over.
+    #[must_use]
+    pub fn into_inner(self) -> B {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::TRAILER_LEN;
+    use crate::{BlockedBloomPolicy, FilterBlockBuilder};
+
+    fn block_of(keys: &[&[u8]]) -> Vec<u8> {
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        for k in keys {
+            b.add_key(k);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn reader_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<FilterBlock<Vec<u8>>>();
+        assert_send_sync::<FilterBlock<&[u8]>>();
+        assert_send_sync::<FilterBlock<std::sync::Arc<[u8]>>>();
+    }
+
+    #[test]
+    fn empty_key_set_gives_a_valid_block_that_contains_nothing() {
+        let block = block_of(&[]);
+        assert_eq!(block.len(), TRAILER_LEN);
+        let f = FilterBlock::open_verified(&block[..]).unwrap();
+        assert_eq!(f.num_keys(), 0);
+        assert_eq!(f.bits_per_key(), 0.0);
+        for i in 0..1000u32 {
+            assert!(!f.may_contain(&i.to_le_bytes()));
+        }
+        let mut out = [true; 3];
+        f.may_contain_batch(&[b"a", b"b", b"c"], &mut out);
+        assert_eq!(out, [false; 3]);
+    }
+
+    #[test]
+    fn opens_borrowed_owned_and_shared_bytes() {
+        let block = block_of(&[b"x", b"y"]);
+        assert!(FilterBlock::open(&block[..]).unwrap().may_contain(b"x"));
+        assert!(FilterBlock::open(block.clone()).unwrap().may_contain(b"y"));
+        let shared: std::sync::Arc<[u8]> = block.clone().into();
+        let f = FilterBlock::open(shared).unwrap();
+        assert!(f.may_contain(b"x"));
+        assert_eq!(&f.into_inner()[..], &block[..]);
+    }
+
+    #[test]
+    fn batch_answers_equal_single_answers() {
+        let keys: Vec<Vec<u8>> = (0..1000u32).map(|i| i.to_le_bytes().to_vec()).collect();
+        let key_refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).step_by(2).collect();
+        let block = block_of(&key_refs);
+        let f = FilterBlock::open(&block[..]).unwrap();
+        let mut batch = vec![false; keys.len()];
+        f.may_contain_batch(&keys, &mut batch);
+        let hashes: Vec<KeyHash> = keys.iter().map(|k| key_hash(k)).collect();
+        let mut by_hash = vec![false; keys.len()];
+        f.may_contain_hash_batch(&hashes, &mut by_hash);
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(batch[i], f.may_contain(k), "key {i}");
+            assert_eq!(by_hash[i], batch[i], "key {i}");
+        }
+        assert!(batch.iter().step_by(2).all(|&b| b));
+    }
+
+    #[test]
+    fn verify_catches_a_flipped_payload_bit() {
+        let mut block = block_of(&[b"a", b"b"]);
+        block[3] ^= 0x10;
+        let f = FilterBlock::open(&block[..]).unwrap();
+        assert!(matches!(f.verify(), Err(Error::ChecksumMismatch { .. })));
+    }
+}

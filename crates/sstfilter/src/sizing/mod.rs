@@ -1,0 +1,561 @@
+//! Filter sizing: from a target false-positive rate to bits, from bits to a rate, and a memory budget split
+//! across the levels of an LSM tree.
+//!
+//! It is the one home of sizing arithmetic: the rate formulas (private module `rates`, which the kinds use for
+//! their expected rates), their single inversion ([`FilterModel::bits_per_key_for`], which the Ribbon policy
+//! also uses for its fallback), and the models of what the built-in policies build, applied to whole filters
+//! and trees for capacity planning (`sstfilter calc`) and for policies that size per level.
+
+pub(crate) mod rates;
+
+pub use rates::bits_per_key_bound;
+
+use crate::kind::blocked_bloom::{BLOCK_BITS, BlockedBloomParams};
+use crate::policy::probes_for_bits_per_key;
+use crate::policy::ribbon::{large_filter_bits_per_key, large_filter_fpr};
+use rates::{blocked_bloom_fpr, optimal_bloom_probes, standard_bloom_fpr};
+
+/// Largest bits/key the sizing searches consider. Every model reaches rates far below 1e-15 before it.
+const MAX_BITS_PER_KEY: f64 = 1024.0;
+
+/// A filter design whose false-positive rate is a function of its bits per key (for large key counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FilterModel {
+    /// A standard Bloom filter: one bit array, `k = round(bits/key · ln 2)` independent probes, rate
+    /// `(1 − e^(−k/bits_per_key))^k`.
+    StandardBloom,
+    /// [`BlockedBloom`](crate::FilterKind::BlockedBloom): a Bloom filter blocked into 512-bit cache lines, with the
+    /// probe count [`BlockedBloomPolicy`](crate::BlockedBloomPolicy) picks and the blocked rate
+    /// (Poisson-weighted over the block loads). Sized in whole 64-byte blocks, at least 1 bit/key.
+    BlockedBloom,
+    /// [`Ribbon`](crate::FilterKind::Ribbon) as [`RibbonPolicy`](crate::RibbonPolicy) builds it for large key
+    /// counts: `c` result bits per slot on average (a mix of `r = floor(c)` and `r + 1`, rate
+    /// `f·2^-r + (1 − f)·2^-(r+1)` with `f = r + 1 − c`), 1.5 % more slots than keys, and a 5-byte directory
+    /// record per 8 Ki keys. No probes; at least one result bit (about 1.02 bits/key), at most 32.
+    Ribbon,
+    /// The information-theoretic lower bound for any filter: rate `2^−bits_per_key`.
+    Bound,
+}
+
+/// A filter sized for a key count: its bits, probes and theoretical false-positive rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct Sizing {
+    /// The model that was sized.
+    pub model: FilterModel,
+    /// Bits of memory, rounded to what the design allocates (whole 512-bit blocks for BlockedBloom).
+    pub bits: u64,
+    /// `bits / keys`.
+    pub bits_per_key: f64,
+    /// Probes per key (`None` for the bound).
+    pub probes: Option<u32>,
+    /// The theoretical false-positive rate with these bits and probes.
+    pub fpr: f64,
+}
+
+impl FilterModel {
+    /// A short human-readable name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            FilterModel::StandardBloom => "standard Bloom",
+            FilterModel::BlockedBloom => "BlockedBloom (512-bit blocks)",
+            FilterModel::Ribbon => "Ribbon",
+            FilterModel::Bound => "information-theoretic bound",
+        }
+    }
+
+    /// The fewest bits per key the model builds a filter with; fewer means no filter (rate 1).
+    #[must_use]
+    pub fn min_bits_per_key(self) -> f64 {
+        match self {
+            // BlockedBloomPolicy rejects settings below 1 bit/key.
+            FilterModel::BlockedBloom => 1.0,
+            FilterModel::Ribbon => large_filter_bits_per_key(1.0),
+            FilterModel::StandardBloom | FilterModel::Bound => 0.0,
+        }
+    }
+
+    /// The probe count the model uses at `bits_per_key` (`None` for the bound, which has no probes).
+    #[must_use]
+    pub fn probes(self, bits_per_key: f64) -> Option<u32> {
+        match self {
+            FilterModel::StandardBloom => Some(optimal_bloom_probes(bits_per_key)),
+            FilterModel::BlockedBloom => Some(u32::from(probes_for_bits_per_key(bits_per_key))),
+            FilterModel::Ribbon | FilterModel::Bound => None,
+        }
+    }
+
+    /// The false-positive rate at `bits_per_key` with the model's own probe count; 1.0 below
+    /// [`min_bits_per_key`](Self::min_bits_per_key) or at 0 (no filter).
+    #[must_use]
+    pub fn fpr(self, bits_per_key: f64) -> f64 {
+        // The bound ignores the probe count; the other models are always given one they accept.
+        let probes = self.probes(bits_per_key).unwrap_or(0);
+        self.fpr_with_probes(bits_per_key, probes).unwrap_or(1.0)
+    }
+
+    /// The false-positive rate at `bits_per_key` with `probes` probes (ignored by Ribbon and the bound); `None` if the
+    /// model cannot use that probe count (BlockedBloom: 1..=24).
+    #[must_use]
+    pub fn fpr_with_probes(self, bits_per_key: f64, probes: u32) -> Option<f64> {
+        if bits_per_key.is_nan() || bits_per_key <= 0.0 || bits_per_key < self.min_bits_per_key() {
+            return Some(1.0);
+        }
+        match self {
+            FilterModel::StandardBloom => {
+                (probes > 0).then(|| standard_bloom_fpr(bits_per_key, 1.0, probes))
+            }
+            FilterModel::BlockedBloom => (1..=u32::from(BlockedBloomParams::MAX_PROBES))
+                .contains(&probes)
+                .then(|| blocked_bloom_fpr(bits_per_key, probes, BLOCK_BITS)),
+            FilterModel::Ribbon => Some(large_filter_fpr(bits_per_key)),
+            FilterModel::Bound => Some((-bits_per_key).exp2()),
+        }
+    }
+
+    /// The fewest bits per key at which [`fpr`](Self::fpr) is at most `target`; `None` unless `0 < target < 1`
+    /// and the model reaches it within 1024 bits/key.
+    ///
+    /// A bisection that keeps `fpr(high) <= target`, so the answer always meets the target even where the
+    /// rate is not strictly monotonic (BlockedBloom's probe count changes in steps).
+    #[must_use]
+    pub fn bits_per_key_for(self, target: f64) -> Option<f64> {
+        if !(target > 0.0 && target < 1.0) || self.fpr(MAX_BITS_PER_KEY) > target {
+            return None;
+        }
+        let (mut low, mut high) = (0.0, MAX_BITS_PER_KEY);
+        if self.fpr(self.min_bits_per_key()) <= target {
+            return Some(self.min_bits_per_key());
+        }
+        // 64 halvings take the bracket below f64 resolution at these magnitudes.
+        for _ in 0..64 {
+            let mid = 0.5 * (low + high);
+            if self.fpr(mid) <= target {
+                high = mid;
+            } else {
+                low = mid;
+            }
+        }
+        Some(high)
+    }
+
+    /// Sizes a filter for `keys` keys and a target false-positive rate: bits, probes and the rate they give
+    /// (at most `target`). `None` if `keys` is 0 or the target is out of reach (see
+    /// [`bits_per_key_for`](Self::bits_per_key_for)).
+    #[must_use]
+    pub fn size_for_fpr(self, keys: u64, target: f64) -> Option<Sizing> {
+        if keys == 0 {
+            return None;
+        }
+        let bits_per_key = self.bits_per_key_for(target)?;
+        let bits = match self {
+            FilterModel::BlockedBloom => {
+                let blocks = (keys as f64 * bits_per_key / f64::from(BLOCK_BITS)).ceil();
+                blocks * f64::from(BLOCK_BITS)
+            }
+            FilterModel::StandardBloom | FilterModel::Ribbon | FilterModel::Bound => {
+                (keys as f64 * bits_per_key).ceil()
+            }
+        };
+        // The rate at the rounded size keeps the probe count chosen for the target, as a policy would.
+        let probes = self.probes(bits_per_key);
+        self.sized(keys, bits as u64, probes)
+    }
+
+    /// The false-positive rate of a filter of `bits` bits holding `keys` keys, with `probes` probes or the
+    /// model's own choice. BlockedBloom uses whole 512-bit blocks, so `bits` is rounded down to a multiple of 512.
+    /// `None` if `keys` is 0 or the model cannot use the probe count.
+    #[must_use]
+    pub fn size_for_bits(self, keys: u64, bits: u64, probes: Option<u32>) -> Option<Sizing> {
+        if keys == 0 {
+            return None;
+        }
+        let bits = match self {
+            FilterModel::BlockedBloom => bits - bits % u64::from(BLOCK_BITS),
+            FilterModel::StandardBloom | FilterModel::Ribbon | FilterModel::Bound => bits,
+        };
+        let probes = match self {
+            FilterModel::Ribbon | FilterModel::Bound => None,
+            FilterModel::StandardBloom | FilterModel::BlockedBloom => {
+                probes.or_else(|| self.probes(bits as f64 / keys as f64))
+            }
+        };
+        self.sized(keys, bits, probes)
+    }
+
+    fn sized(self, keys: u64, bits: u64, probes: Option<u32>) -> Option<Sizing> {
+        let bits_per_key = bits as f64 / keys as f64;
+        let fpr = match probes {
+            Some(k) => self.fpr_with_probes(bits_per_key, k)?,
+            None => self.fpr(bits_per_key),
+        };
+        Some(Sizing {
+            model: self,
+            bits,
+            bits_per_key,
+            probes,
+            fpr,
+        })
+    }
+}
+
+/// Resolution of the level allocation, in bits per key.
+const LEVEL_STEP: f64 = 1.0 / 64.0;
+
+/// Most bits per key the level allocation gives one level; by then every model's rate is below 1e-8.
+const LEVEL_MAX_BITS_PER_KEY: f64 = 64.0;
+
+/// Splits a budget of `total_bits` across LSM levels holding `level_keys` keys so that the **sum** of the levels'
+/// false-positive rates is as small as possible, and returns the bits per key of each level (0 = no filter, at
+/// most 64).
+///
+/// With one sorted run per level (leveling), a lookup for an absent key probes one filter per level, so the sum
+/// of the rates is the expected number of wasted data-block reads per lookup. Uniform bits/key does not minimise
+/// it: Dayan, Athanassoulis and Idreos ("Monkey: Optimal Navigable Key-Value Store", SIGMOD 2017) showed that the
+/// optimum gives each level a rate proportional to its size, so smaller levels get more bits per key: a bit
+/// there protects as many lookups but is spread over fewer keys.
+///
+/// This solves the allocation numerically for the model's real rate curve (integer probes, blocked layout,
+/// minimum size) on a 1/64 bit/key grid: each level moves along the lower convex hull of the curve, and a greedy
+/// repeatedly buys the hull step that removes the most false-positive rate per bit, which is optimal for the
+/// convexified curves up to the last step the budget cannot afford.
+#[must_use]
+pub fn allocate_levels(model: FilterModel, level_keys: &[u64], total_bits: f64) -> Vec<f64> {
+    allocate(
+        |b| model.fpr(b),
+        model.min_bits_per_key(),
+        level_keys,
+        total_bits,
+    )
+}
+
+/// The allocation of [`allocate_levels`] for any rate curve `fpr(bits_per_key)` with `fpr(0) = 1`.
+fn allocate(
+    fpr: impl Fn(f64) -> f64,
+    min_bits: f64,
+    level_keys: &[u64],
+    total_bits: f64,
+) -> Vec<f64> {
+    let curve = rate_curve(fpr, min_bits);
+    let hull = lower_hull(&curve);
+    let mut vertex: Vec<usize> = vec![0; level_keys.len()];
+    let mut left = if total_bits.is_finite() {
+        total_bits
+    } else {
+        0.0
+    };
+    loop {
+        // (level, its next vertex, cost in bits) of the affordable step with the largest gain per bit.
+        let mut best: Option<(usize, usize, f64)> = None;
+        let mut best_gain = 0.0;
+        for (level, (&keys, &v)) in level_keys.iter().zip(&vertex).enumerate() {
+            let (Some(&(bits, rate)), Some(&(next_bits, next_rate))) =
+                (hull.get(v), hull.get(v + 1))
+            else {
+                continue;
+            };
+            let cost = keys as f64 * (next_bits - bits);
+            if keys == 0 || cost > left {
+                continue;
+            }
+            let gain = (rate - next_rate) / cost;
+            if gain > best_gain {
+                best_gain = gain;
+                best = Some((level, v + 1, cost));
+            }
+        }
+        let Some((level, next, cost)) = best else {
+            break;
+        };
+        if let Some(v) = vertex.get_mut(level) {
+            *v = next;
+        }
+        left -= cost;
+    }
+    // The leftover cannot buy a whole hull step anywhere; it may still buy a shorter step along the curve
+    // itself (off the hull). Move the level that gains the most to the farthest point it can afford, until no
+    // move helps.
+    let mut at: Vec<(f64, f64)> = vertex
+        .iter()
+        .map(|&v| hull.get(v).copied().unwrap_or((0.0, 1.0)))
+        .collect();
+    loop {
+        let mut best: Option<(usize, (f64, f64), f64)> = None;
+        let mut best_drop = 0.0;
+        for (level, (&keys, &(bits, rate))) in level_keys.iter().zip(&at).enumerate() {
+            if keys == 0 {
+                continue;
+            }
+            let reach = bits + left / keys as f64;
+            let farthest = curve.partition_point(|&(b, _)| b <= reach);
+            let Some(&(next_bits, next_rate)) = farthest.checked_sub(1).and_then(|i| curve.get(i))
+            else {
+                continue;
+            };
+            if next_bits > bits && rate - next_rate > best_drop {
+                best_drop = rate - next_rate;
+                best = Some((
+                    level,
+                    (next_bits, next_rate),
+                    keys as f64 * (next_bits - bits),
+                ));
+            }
+        }
+        let Some((level, point, cost)) = best else {
+            break;
+        };
+        if let Some(p) = at.get_mut(level) {
+            *p = point;
+        }
+        left -= cost;
+    }
+    at.into_iter().map(|(bits, _)| bits).collect()
+}
+
+/// `(bits_per_key, rate)` on the allocation grid: no filter at 0, then every grid point from `min_bits` on.
+fn rate_curve(fpr: impl Fn(f64) -> f64, min_bits: f64) -> Vec<(f64, f64)> {
+    let first = ((min_bits / LEVEL_STEP).ceil() as usize).max(1);
+    let last = (LEVEL_MAX_BITS_PER_KEY / LEVEL_STEP) as usize;
+    core::iter::once((0.0, 1.0))
+        .chain((first..=last).map(|j| {
+            let bits = j as f64 * LEVEL_STEP;
+            (bits, fpr(bits))
+        }))
+        .collect()
+}
+
+/// The lower convex hull of points sorted by x (Andrew's monotone chain): the vertices where buying more bits
+/// stops paying off faster than before.
+fn lower_hull(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut hull: Vec<(f64, f64)> = Vec::with_capacity(points.len());
+    for &p in points {
+        while let [.., a, b] = *hull.as_slice() {
+            // Drop b if it lies on or above the segment from a to p.
+            let cross = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0);
+            if cross > 0.0 {
+                break;
+            }
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    hull
+}
+
+/// Keys per level of an LSM tree with `levels` levels whose sizes grow by `ratio` from one level to the next,
+/// holding `total_keys` keys in all (level 1 first, the largest level last).
+#[must_use]
+pub fn geometric_levels(total_keys: u64, levels: u32, ratio: f64) -> Vec<u64> {
+    let weights: Vec<f64> = (0..levels).map(|i| ratio.powi(i as i32)).collect();
+    let sum: f64 = weights.iter().sum();
+    weights
+        .iter()
+        .map(|w| (total_keys as f64 * w / sum).round() as u64)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODELS: [FilterModel; 4] = [
+        FilterModel::StandardBloom,
+        FilterModel::BlockedBloom,
+        FilterModel::Ribbon,
+        FilterModel::Bound,
+    ];
+
+    #[test]
+    fn bits_for_a_target_meet_it_and_are_the_fewest() {
+        for model in MODELS {
+            for target in [0.5, 0.1, 0.01, 0.001, 1e-6] {
+                let b = model.bits_per_key_for(target).unwrap();
+                assert!(model.fpr(b) <= target, "{model:?} {target}");
+                if b > model.min_bits_per_key() {
+                    assert!(
+                        model.fpr(b - 0.01) > target,
+                        "{model:?} {target}: {b} is not the fewest"
+                    );
+                }
+            }
+            for bad in [0.0, 1.0, -1.0, f64::NAN, 1e-320] {
+                assert_eq!(model.bits_per_key_for(bad), None, "{model:?} {bad}");
+            }
+        }
+        let bound = FilterModel::Bound.bits_per_key_for(0.01).unwrap();
+        assert!((bound - bits_per_key_bound(0.01)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn textbook_figures() {
+        // Standard Bloom at 1 %: m/n = -ln(0.01)/ln²2 = 9.585, k = round(6.64) = 7.
+        let s = FilterModel::StandardBloom
+            .size_for_fpr(1_000_000, 0.01)
+            .unwrap();
+        assert!((s.bits_per_key - 9.585).abs() < 0.01, "{s:?}");
+        assert_eq!(s.probes, Some(7));
+        assert!(s.fpr <= 0.01);
+        // BlockedBloom at 10 bits/key: 6 probes, 0.957 % (RocksDB's cache-local figure).
+        let f = FilterModel::BlockedBloom
+            .size_for_bits(1_000_000, 10_000_000, None)
+            .unwrap();
+        assert_eq!(f.bits % 512, 0);
+        assert_eq!(f.probes, Some(6));
+        assert!((f.fpr - 0.00957).abs() < 0.0001, "{f:?}");
+        // Explicit probes are honoured, and out-of-range ones refused.
+        let k3 = FilterModel::BlockedBloom
+            .size_for_bits(1_000_000, 10_000_000, Some(3))
+            .unwrap();
+        assert!(k3.fpr > f.fpr);
+        assert_eq!(
+            FilterModel::BlockedBloom.size_for_bits(1_000_000, 10_000_000, Some(25)),
+            None
+        );
+        assert_eq!(FilterModel::Bound.size_for_fpr(0, 0.01), None);
+        let bound = FilterModel::Bound
+            .size_for_bits(1000, 8000, Some(3))
+            .unwrap();
+        assert_eq!(bound.probes, None, "the bound has no probes");
+        assert!((bound.fpr - 1.0 / 256.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn blocked_bloom_sizing_matches_the_policy() {
+        use crate::{BlockedBloomPolicy, FilterPolicy};
+        let s = FilterModel::BlockedBloom
+            .size_for_fpr(123_457, 0.02)
+            .unwrap();
+        let policy =
+            BlockedBloomPolicy::new(FilterModel::BlockedBloom.bits_per_key_for(0.02).unwrap());
+        assert_eq!(policy.estimated_block_len(123_457) as u64 - 36, s.bits / 8);
+        assert!((policy.estimated_fpr(123_457) - s.fpr).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ribbon_model_matches_the_policy_on_large_key_sets() {
+        use crate::{FilterPolicy, RibbonPolicy};
+        // 64 full shards, so the large-filter model applies; within a block of rounding of the plan.
+        let keys = 64 * 8192;
+        for target in [0.0095, 2f64.powi(-8), 1e-4] {
+            let s = FilterModel::Ribbon.size_for_fpr(keys, target).unwrap();
+            assert!(s.fpr <= target * (1.0 + 1e-9), "{s:?}");
+            let policy = RibbonPolicy::with_fpr(target);
+            let planned_bits = 8.0 * (policy.estimated_block_len(keys as usize) - 36) as f64;
+            assert!(
+                (planned_bits / s.bits as f64 - 1.0).abs() < 0.002,
+                "{target}: plan {planned_bits} bits, model {s:?}"
+            );
+            assert!((policy.estimated_fpr(keys as usize) / s.fpr - 1.0).abs() < 0.01);
+        }
+        // Ribbon's space over the bound at 1 %: its slot overhead and the mixing of two column counts.
+        let ribbon = FilterModel::Ribbon.bits_per_key_for(0.01).unwrap();
+        let bound = FilterModel::Bound.bits_per_key_for(0.01).unwrap();
+        assert!(
+            ribbon / bound > 1.015 && ribbon / bound < 1.04,
+            "{ribbon} vs {bound}"
+        );
+    }
+
+    /// Monkey's closed form for a standard Bloom filter with a continuous probe count, whose rate is
+    /// `e^(−b·ln²2)`: level `i` gets rate `p_i = λ·N_i`, with `λ` set by the budget, and levels whose rate would
+    /// reach 1 get no filter.
+    fn monkey_closed_form(level_keys: &[u64], total_bits: f64) -> Vec<f64> {
+        let ln2sq = core::f64::consts::LN_2.powi(2);
+        let mut filtered: Vec<bool> = vec![true; level_keys.len()];
+        loop {
+            let n: Vec<f64> = level_keys.iter().map(|&k| k as f64).collect();
+            let sum_n: f64 = n
+                .iter()
+                .zip(&filtered)
+                .filter(|(_, f)| **f)
+                .map(|(n, _)| n)
+                .sum();
+            let sum_n_ln_n: f64 = n
+                .iter()
+                .zip(&filtered)
+                .filter(|(_, f)| **f)
+                .map(|(n, _)| n * n.ln())
+                .sum();
+            // Σ −N_i ln(λ N_i) / ln²2 = M  ⇒  ln λ = −(M ln²2 + Σ N_i ln N_i) / Σ N_i
+            let ln_lambda = -(total_bits * ln2sq + sum_n_ln_n) / sum_n;
+            let bits: Vec<f64> = n
+                .iter()
+                .zip(&filtered)
+                .map(|(n, f)| {
+                    if *f {
+                        (-(ln_lambda + n.ln()) / ln2sq).max(0.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let dropped: Vec<bool> = bits.iter().map(|&b| b > 0.0).collect();
+            if dropped == filtered {
+                return bits;
+            }
+            filtered = dropped;
+        }
+    }
+
+    #[test]
+    fn greedy_allocation_matches_monkeys_closed_form() {
+        let ideal = |b: f64| (-b * core::f64::consts::LN_2.powi(2)).exp();
+        for (levels, bits_per_key) in [
+            (geometric_levels(1_111_111, 6, 10.0), 10.0),
+            (vec![10, 1000, 100_000], 2.0),
+        ] {
+            let total: u64 = levels.iter().sum();
+            let budget = bits_per_key * total as f64;
+            let greedy = allocate(ideal, 0.0, &levels, budget);
+            let exact = monkey_closed_form(&levels, budget);
+            let sum = |bits: &[f64]| bits.iter().map(|&b| ideal(b)).sum::<f64>();
+            let spent: f64 = greedy.iter().zip(&levels).map(|(b, &n)| b * n as f64).sum();
+            assert!(spent <= budget + 1e-6);
+            assert!(
+                (sum(&greedy) / sum(&exact) - 1.0).abs() < 0.01,
+                "{greedy:?} vs {exact:?}"
+            );
+            // The grid leaves less than one step of the largest level unspent, and that leftover goes to smaller
+            // levels: each level's bits differ from the continuous optimum by less than two such steps.
+            let largest = *levels.iter().max().unwrap() as f64;
+            for ((g, e), &n) in greedy.iter().zip(&exact).zip(&levels) {
+                assert!(
+                    (g - e).abs() * n as f64 <= 2.0 * largest * LEVEL_STEP,
+                    "{greedy:?} vs {exact:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn monkey_beats_uniform_and_favours_small_levels() {
+        let levels = geometric_levels(100_000_000, 5, 10.0);
+        assert_eq!(levels.iter().sum::<u64>(), 100_000_000);
+        let total = 100_000_000.0 * 10.0;
+        for model in [
+            FilterModel::StandardBloom,
+            FilterModel::BlockedBloom,
+            FilterModel::Ribbon,
+        ] {
+            let bits = allocate_levels(model, &levels, total);
+            let spent: f64 = bits.iter().zip(&levels).map(|(b, &n)| b * n as f64).sum();
+            assert!(spent <= total);
+            assert!(bits.windows(2).all(|w| w[0] >= w[1]), "{model:?}: {bits:?}");
+            let monkey: f64 = bits.iter().map(|&b| model.fpr(b)).sum();
+            let uniform = levels.len() as f64 * model.fpr(10.0);
+            assert!(monkey < 0.75 * uniform, "{model:?}: {monkey} vs {uniform}");
+        }
+        // No budget: no filters. Empty levels get nothing.
+        assert_eq!(
+            allocate_levels(FilterModel::BlockedBloom, &[10, 0], 0.0),
+            vec![0.0, 0.0]
+        );
+        // A budget below BlockedBloom's 1 bit/key minimum for a level leaves that level without a filter.
+        assert_eq!(
+            allocate_levels(FilterModel::BlockedBloom, &[1000], 999.0),
+            vec![0.0]
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! Filter statistics a storage engine keeps: how often its filters answered "absent" (a read avoided) and "may
+//! contain", how often a "may contain" was right, and how many filters could not be used at all.
+//!
+//! RocksDB keeps the same tallies (`BLOOM_FILTER_USEFUL`, `BLOOM_FILTER_FULL_POSITIVE`,
+//! `BLOOM_FILTER_FULL_TRUE_POSITIVE`); from them an operator reads the false-positive rate the filters really
+//! have, to compare with the rate they were built for.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Lock-free counters of filter answers, updated by whoever consults filters (a table reader, a store adapter)
+/// and read by whoever operates the store. Cloning is cheap and clones share the counts, so a handle can be kept
+/// before the policy that updates it is handed to a store.
+///
+/// ```
+/// use sstfilter::FilterStats;
+///
+/// let stats = FilterStats::new();
+/// let seen_by_the_store = stats.clone();
+/// seen_by_the_store.record_answer(false); // the filter said "absent": no read
+/// seen_by_the_store.record_answer(true); // "may contain": the read ...
+/// seen_by_the_store.record_true_positive(); // ... found the key
+/// seen_by_the_store.record_answer(true); // "may contain", and the read found nothing
+/// let counts = stats.counts();
+/// assert_eq!(counts.reads_avoided(), 1);
+/// assert_eq!(counts.observed_fpr(), Some(0.5)); // 1 false positive among 2 absent keys
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct FilterStats(Arc<Counters>);
+
+#[derive(Debug, Default)]
+struct Counters {
+    absent: AtomicU64,
+    may_contain: AtomicU64,
+    true_positives: AtomicU64,
+    decode_errors: AtomicU64,
+}
+
+impl FilterStats {
+    /// Counters at zero.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records one answer of a filter: `may_contain` false is a read avoided.
+    pub fn record_answer(&self, may_contain: bool) {
+        let counter = if may_contain {
+            &self.0.may_contain
+        } else {
+            &self.0.absent
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records that the read after a "may contain" answer found the key.
+    pub fn record_true_positive(&self) {
+        self.0.true_positives.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records a filter that could not be used (it failed to open or verify) and was answered "may contain"
+    /// without consulting it. Such answers are not counted by [`record_answer`](Self::record_answer).
+    pub fn record_decode_error(&self) {
+        self.0.decode_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts so far. Each counter is read on its own (relaxed), so counts taken while lookups run may be a
+    /// few lookups apart from each other.
+    #[must_use]
+    pub fn counts(&self) -> FilterCounts {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        FilterCounts {
+            absent: load(&self.0.absent),
+            may_contain: load(&self.0.may_contain),
+            true_positives: load(&self.0.true_positives),
+            decode_errors: load(&self.0.decode_errors),
+        }
+    }
+}
+
+/// A snapshot of [`FilterStats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FilterCounts {
+    /// Answers "absent": reads avoided.
+    pub absent: u64,
+    /// Answers "may contain".
+    pub may_contain: u64,
+    /// "May contain" answers whose read found the key (recorded by callers that read).
+    pub true_positives: u64,
+    /// Filters that could not be used and were answered "may contain" without being consulted.
+    pub decode_errors: u64,
+}
+
+impl FilterCounts {
+    /// Reads the filters avoided: the "absent" answers.
+    #[must_use]
+    pub const fn reads_avoided(&self) -> u64 {
+        self.absent
+    }
+
+    /// The false-positive rate the filters showed: "may contain" answers for keys that were not there, over all
+    /// queries for keys that were not there. `None` before any such query. Meaningful only where the caller
+    /// records true positives.
+    #[must_use]
+    pub fn observed_fpr(&self) -> Option<f64> {
+        let false_positives = self.may_contain.saturating_sub(self.true_positives);
+        let negatives = self.absent + false_positives;
+        (negatives > 0).then(|| false_positives as f64 / negatives as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clones_share_counts_and_the_rate_counts_only_false_positives() {
+        let stats = FilterStats::new();
+        assert_eq!(stats.counts().observed_fpr(), None);
+        let other = stats.clone();
+        for _ in 0..90 {
+            other.record_answer(false);
+        }
+        for _ in 0..15 {
+            other.record_answer(true);
+        }
+        for _ in 0..5 {
+            other.record_true_positive();
+        }
+        other.record_decode_error();
+        let counts = stats.counts();
+        assert_eq!(
+            (
+                counts.absent,
+                counts.may_contain,
+                counts.true_positives,
+                counts.decode_errors
+            ),
+            (90, 15, 5, 1)
+        );
+        assert_eq!(counts.reads_avoided(), 90);
+        assert_eq!(counts.observed_fpr(), Some(0.1)); // 10 false positives among 100 absent keys
+    }
+}

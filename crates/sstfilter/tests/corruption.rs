@@ -1,0 +1,362 @@
+//! Every truncation and every single-bit flip of a few blocks: `open`/`verify` reject it, or the block still
+//! answers "may contain" for all of its keys. Nothing panics, whatever the bytes.
+
+mod spec;
+
+use sstfilter::{
+    BlockedBloomPolicy, BloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
+    KindParams, RibbonPolicy, StandardBloomPolicy, key_hash,
+};
+
+struct Case {
+    name: &'static str,
+    keys: Vec<Vec<u8>>,
+    block: Vec<u8>,
+}
+
+fn case(name: &'static str, n: usize, bits_per_key: f64) -> Case {
+    case_with(name, n, BlockedBloomPolicy::new(bits_per_key))
+}
+
+fn case_keys(n: usize) -> Vec<Vec<u8>> {
+    (0..n).map(|i| format!("key-{i:06}").into_bytes()).collect()
+}
+
+fn case_with(name: &'static str, n: usize, policy: impl FilterPolicy) -> Case {
+    let keys = case_keys(n);
+    let mut builder = FilterBlockBuilder::new(policy);
+    for k in &keys {
+        builder.add_key(k);
+    }
+    Case {
+        name,
+        keys,
+        block: builder.finish(),
+    }
+}
+
+/// A StandardBloom block written by the in-memory filter (odd bit count, estimated key count).
+fn in_memory_case(name: &'static str, n: usize) -> Case {
+    let keys = case_keys(n);
+    let mut filter = BloomFilter::with_size(1001, 5);
+    filter.extend(keys.iter().map(Vec::as_slice));
+    Case {
+        name,
+        keys,
+        block: filter.to_block(),
+    }
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    rejected_by_open: usize,
+    rejected_by_checksum: usize,
+    harmless: usize,
+}
+
+/// Opens a damaged block and classifies the outcome; panics (fails the test) only on a false negative in a
+/// block that passed both checks.
+fn check(damaged: &[u8], keys: &[Vec<u8>], tally: &mut Tally, what: &str) {
+    let Ok(filter) = FilterBlock::open(damaged) else {
+        tally.rejected_by_open += 1;
+        return;
+    };
+    // Query even a block that fails its checksum: a caller that skips verify must not crash either.
+    let probes: Vec<bool> = keys.iter().map(|k| filter.may_contain(k)).collect();
+    let mut batch = vec![false; keys.len()];
+    filter.may_contain_batch(keys, &mut batch);
+    assert_eq!(probes, batch, "{what}: batch and single answers differ");
+    let _ = filter.may_contain_hash(key_hash(b"not a key"));
+    if filter.verify().is_err() {
+        tally.rejected_by_checksum += 1;
+        return;
+    }
+    assert!(
+        probes.iter().all(|&p| p),
+        "{what}: a block that passed open and verify lost a key"
+    );
+    tally.harmless += 1;
+}
+
+#[test]
+fn every_truncation_and_bit_flip_is_caught_or_harmless() {
+    let cases = [
+        case("empty", 0, 10.0),
+        case("one key", 1, 10.0),
+        case("100 keys at 10 bits/key", 100, 10.0),
+        case("1000 keys at 3.3 bits/key", 1000, 3.3),
+        case("300 keys at 32 bits/key", 300, 32.0),
+        case_with("standard bloom, empty", 0, StandardBloomPolicy::new(10.0)),
+        case_with(
+            "standard bloom, 100 keys at 10 bits/key",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
+        case_with(
+            "standard bloom, 500 keys at 3.3 bits/key",
+            500,
+            StandardBloomPolicy::new(3.3),
+        ),
+        in_memory_case("in-memory bloom, 120 keys in 1001 bits", 120),
+    ];
+    cases.iter().for_each(truncate_and_flip_every_bit);
+}
+
+/// Every truncation and every single-bit flip of one block: each is rejected or harmless, never a panic.
+fn truncate_and_flip_every_bit(Case { name, keys, block }: &Case) {
+    let mut truncations = Tally::default();
+    for len in 0..block.len() {
+        check(
+            &block[..len],
+            keys,
+            &mut truncations,
+            &format!("{name}, truncated to {len}"),
+        );
+    }
+    // A truncated block can never pass both checks: its trailer is gone or shifted.
+    assert_eq!(truncations.harmless, 0, "{name}: {truncations:?}");
+
+    let mut flips = Tally::default();
+    let mut damaged = block.clone();
+    for bit in 0..block.len() * 8 {
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        check(
+            &damaged,
+            keys,
+            &mut flips,
+            &format!("{name}, bit {bit} flipped"),
+        );
+        damaged[bit / 8] ^= 1 << (bit % 8);
+    }
+    // CRC32 detects every single-bit error, so no flipped block passes both checks.
+    assert_eq!(flips.harmless, 0, "{name}: {flips:?}");
+    println!(
+        "{name} ({} bytes): truncations {truncations:?}; bit flips {flips:?}",
+        block.len()
+    );
+}
+
+#[test]
+fn arbitrary_trailers_never_panic() {
+    for case in [
+        case("100 keys", 100, 10.0),
+        case_with(
+            "standard bloom, 100 keys",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
+    ] {
+        every_value_of_every_trailer_byte(&case);
+    }
+}
+
+/// Every value of each single trailer byte, on top of a valid block.
+fn every_value_of_every_trailer_byte(Case { name, keys, block }: &Case) {
+    let trailer_start = block.len() - sstfilter::TRAILER_LEN;
+    let mut tally = Tally::default();
+    for at in trailer_start..block.len() {
+        for value in 0..=255u8 {
+            let mut damaged = block.clone();
+            damaged[at] = value;
+            check(
+                &damaged,
+                keys,
+                &mut tally,
+                &format!("{name}: byte {at} = {value}"),
+            );
+        }
+    }
+    // Only the original value of each byte yields a block that passes both checks.
+    assert_eq!(tally.harmless, sstfilter::TRAILER_LEN, "{name}: {tally:?}");
+}
+
+// --- Ribbon (kind 2) ---
+
+/// A Ribbon block of `n` keys; the case checks every `stride`-th of them after each damage (a block that
+/// passes both checks is the original, so a sample of keys is as good a witness as all of them).
+fn ribbon_case(name: &'static str, n: usize, stride: usize, policy: RibbonPolicy) -> Case {
+    let Case { keys, block, .. } = case_with(name, n, policy);
+    let kind = FilterBlock::open(&block[..]).map(|f| f.kind());
+    assert_eq!(
+        kind,
+        Ok(FilterKind::Ribbon),
+        "{name} must be a Ribbon block to test Ribbon"
+    );
+    let keys = keys.into_iter().step_by(stride).collect();
+    Case { name, keys, block }
+}
+
+#[test]
+fn ribbon_blocks_every_truncation_and_bit_flip_is_caught_or_harmless() {
+    [
+        // One shard, fractional columns (6 and 7).
+        ribbon_case(
+            "Ribbon, 300 keys at Bloom-equivalent 10",
+            300,
+            1,
+            RibbonPolicy::new(10.0),
+        ),
+        // Two shards (and so a directory with an interior boundary), one column count (8).
+        ribbon_case(
+            "Ribbon, 9000 keys at 2^-8",
+            9000,
+            30,
+            RibbonPolicy::with_fpr(2f64.powi(-8)),
+        ),
+        // Wide results: 16 and 17 columns.
+        ribbon_case(
+            "Ribbon, 500 keys at 1e-5",
+            500,
+            1,
+            RibbonPolicy::with_fpr(1e-5),
+        ),
+    ]
+    .iter()
+    .for_each(truncate_and_flip_every_bit);
+}
+
+#[test]
+fn ribbon_arbitrary_trailers_never_panic() {
+    every_value_of_every_trailer_byte(&ribbon_case(
+        "Ribbon, 2000 keys",
+        2000,
+        1,
+        RibbonPolicy::new(10.0),
+    ));
+}
+
+#[test]
+fn ribbon_arbitrary_directories_never_panic() {
+    // Directory bytes are payload: `open` does not read them, so every value of each must leave queries in
+    // bounds. (A wrong value inside the valid ranges can lose keys; only `verify` catches that, as it does any
+    // payload corruption.)
+    let Case { name, keys, block } =
+        ribbon_case("Ribbon, 9000 keys", 9000, 1, RibbonPolicy::new(10.0));
+    let params = match *FilterBlock::open(&block[..]).unwrap().params() {
+        KindParams::Ribbon(p) => p,
+        _ => unreachable!(),
+    };
+    let directory = 5 * params.num_shards() as usize + 4;
+    let directory_start = block.len() - sstfilter::TRAILER_LEN - directory;
+    let mut tally = Tally::default();
+    for at in directory_start..directory_start + directory {
+        for value in [0u8, 1, 0x7F, 0x80, 0xFF] {
+            let mut damaged = block.clone();
+            damaged[at] ^= value;
+            check(
+                &damaged,
+                &keys,
+                &mut tally,
+                &format!("{name}: directory byte {at} ^ {value}"),
+            );
+        }
+    }
+    assert_eq!(tally.rejected_by_open, 0, "{tally:?}");
+    assert_eq!(
+        tally.harmless, directory,
+        "only the unchanged bytes pass the checksum: {tally:?}"
+    );
+}
+
+#[test]
+fn loading_an_in_memory_filter_rejects_every_damaged_block() {
+    // `BloomFilter::from_block` verifies the checksum: no truncation or bit flip yields a filter.
+    let Case { block, .. } = in_memory_case("in-memory bloom", 120);
+    assert!(BloomFilter::from_block(&block).is_ok());
+    for len in 0..block.len() {
+        assert!(
+            BloomFilter::from_block(&block[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    let mut damaged = block.clone();
+    for bit in 0..block.len() * 8 {
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        assert!(
+            BloomFilter::from_block(&damaged).is_err(),
+            "bit {bit} flipped"
+        );
+        damaged[bit / 8] ^= 1 << (bit % 8);
+    }
+}
+
+/// Every single-bit flip with the CRC recomputed, so that only the structure checks and the probes stand between
+/// the damage and the answers (as an attacker, or a bug that rewrites a block and its checksum, would have it).
+/// Such a block is a different filter, which may legitimately lack some keys; what must hold is that the crate's
+/// reader reads it exactly as FORMAT.md says (the same blocks refused, the same answer for every key as the
+/// reader written from the spec), and that setting a bit of a Bloom payload never hides a key.
+#[test]
+fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
+    // (case, flip every `stride`-th bit): the spec reader's Ribbon query is slow, so Ribbon flips are sampled.
+    let cases = [
+        (case("BlockedBloom, 100 keys at 10 bits/key", 100, 10.0), 1),
+        (
+            case_with(
+                "StandardBloom, 100 keys",
+                100,
+                StandardBloomPolicy::new(10.0),
+            ),
+            1,
+        ),
+        (
+            ribbon_case(
+                "Ribbon, 300 keys at 2^-25",
+                300,
+                1,
+                RibbonPolicy::with_fpr(2f64.powi(-25)),
+            ),
+            7,
+        ),
+    ];
+    let absent: Vec<Vec<u8>> = (0..300)
+        .map(|i| format!("absent-{i}").into_bytes())
+        .collect();
+    for (Case { name, keys, block }, stride) in &cases {
+        let (mut accepted, mut set_bits_kept_every_key) = (0, 0);
+        let payload_len = block.len() - sstfilter::TRAILER_LEN;
+        for bit in (0..(block.len() - 4) * 8).step_by(*stride) {
+            let mut damaged = block.clone();
+            damaged[bit / 8] ^= 1 << (bit % 8);
+            let end = damaged.len() - 4;
+            let crc = spec::crc32(&damaged[..end]);
+            damaged[end..].copy_from_slice(&crc.to_le_bytes());
+            let ours = FilterBlock::open_verified(&damaged[..]);
+            let reference = spec::open(&damaged);
+            assert_eq!(
+                ours.is_ok(),
+                reference.is_ok(),
+                "{name}, bit {bit}: {ours:?} vs {reference:?}"
+            );
+            let (Ok(ours), Ok(reference)) = (ours, reference) else {
+                continue;
+            };
+            accepted += 1;
+            for key in keys.iter().chain(&absent) {
+                assert_eq!(
+                    ours.may_contain(key),
+                    reference.may_contain_hash(key_hash(key).get()),
+                    "{name}, bit {bit}: the readers differ on {key:?}"
+                );
+            }
+            let was_set = block[bit / 8] >> (bit % 8) & 1 == 1;
+            if bit / 8 < payload_len && !was_set && ours.kind() != FilterKind::Ribbon {
+                assert!(
+                    keys.iter().all(|k| ours.may_contain(k)),
+                    "{name}: setting bit {bit} hid a key"
+                );
+                set_bits_kept_every_key += 1;
+            }
+        }
+        // Every payload flip passes `open` (it reads only the trailer) and is a valid filter.
+        assert!(
+            accepted >= payload_len * 8 / stride,
+            "{name}: {accepted} accepted"
+        );
+        if !name.starts_with("Ribbon") {
+            assert!(
+                set_bits_kept_every_key > payload_len,
+                "{name}: {set_bits_kept_every_key}"
+            );
+        }
+    }
+}

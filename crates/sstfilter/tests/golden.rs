@@ -1,0 +1,269 @@
+//! Format freeze: golden blocks under `tests/golden/` must keep opening, keep answering for their keys, agree with
+//! the reader written from FORMAT.md (`tests/spec_reader.rs`), and, while their format version is the one this
+//! crate writes, be rebuilt byte for byte **from the parameters stored in their own trailer**. Rebuilding from the
+//! block's parameters rather than through a policy pins the format, not the writer's tuning: retuning a policy's
+//! probe table or Ribbon's overhead table changes what a policy plans (`tests/policy_choices.rs` pins that), never
+//! these files. (Ribbon blocks are rebuilt from their parameters inside the crate, `src/kind/ribbon/tests.rs`,
+//! because a Ribbon plan with explicit slots and shards is not public API.)
+//!
+//! A file is named `v{version}-{kind}-n{keys}-{how}.hex` and holds the block as lowercase hex; its keys are
+//! `golden-{i}` for `i` in `0..keys`. `how` says how the file was first written: `bpk{x}` with the kind's policy
+//! at `x` bits/key (Ribbon: Bloom-equivalent bits/key), `fpr2e{e}` with `RibbonPolicy::with_fpr(2^-e)`,
+//! `k{k}b{blocks}` with explicit `BlockedBloomParams::new(blocks, k)`, `k{k}m{bits}` with explicit
+//! `StandardBloomParams::new(bits, k)`. This test only ever gains files: a change that alters the bytes of an
+//! existing file is a format change and needs a new version (see FORMAT.md).
+//!
+//! To create a newly listed file, run the test with `SSTFILTER_BLESS=1`; existing files are never rewritten.
+
+use std::path::{Path, PathBuf};
+
+use sstfilter::{
+    BlockedBloomParams, BlockedBloomPolicy, FORMAT_VERSION, FilterBlock, FilterBlockBuilder,
+    FilterKind, FilterPlan, FilterPolicy, KindParams, RibbonPolicy, StandardBloomParams,
+    StandardBloomPolicy,
+};
+
+/// Every golden file that must exist. Add lines; never remove them.
+const REQUIRED: &[&str] = &[
+    "v1-blockedbloom-n0-bpk10.hex",
+    "v1-blockedbloom-n1-bpk10.hex",
+    "v1-blockedbloom-n10-bpk10.hex",
+    "v1-blockedbloom-n100-bpk7.5.hex",
+    "v1-blockedbloom-n1000-bpk16.hex",
+    "v1-blockedbloom-n200-bpk1.hex",
+    "v1-blockedbloom-n50-bpk32.hex",
+    "v1-ribbon-n300-bpk10.hex",
+    "v1-ribbon-n1000-bpk7.5.hex",
+    "v1-ribbon-n2000-bpk16.hex",
+    "v1-ribbon-n10000-bpk10.hex",
+    "v1-standardbloom-n0-bpk10.hex",
+    "v1-standardbloom-n1-bpk10.hex",
+    "v1-standardbloom-n10-bpk10.hex",
+    "v1-standardbloom-n100-bpk7.5.hex",
+    "v1-standardbloom-n1000-bpk16.hex",
+    "v1-standardbloom-n200-bpk1.hex",
+    "v1-standardbloom-n50-bpk32.hex",
+    // Every BlockedBloom probe count, from explicit parameters (2 blocks, 40 keys).
+    "v1-blockedbloom-n40-k1b2.hex",
+    "v1-blockedbloom-n40-k2b2.hex",
+    "v1-blockedbloom-n40-k3b2.hex",
+    "v1-blockedbloom-n40-k4b2.hex",
+    "v1-blockedbloom-n40-k5b2.hex",
+    "v1-blockedbloom-n40-k6b2.hex",
+    "v1-blockedbloom-n40-k7b2.hex",
+    "v1-blockedbloom-n40-k8b2.hex",
+    "v1-blockedbloom-n40-k9b2.hex",
+    "v1-blockedbloom-n40-k10b2.hex",
+    "v1-blockedbloom-n40-k11b2.hex",
+    "v1-blockedbloom-n40-k12b2.hex",
+    "v1-blockedbloom-n40-k13b2.hex",
+    "v1-blockedbloom-n40-k14b2.hex",
+    "v1-blockedbloom-n40-k15b2.hex",
+    "v1-blockedbloom-n40-k16b2.hex",
+    "v1-blockedbloom-n40-k17b2.hex",
+    "v1-blockedbloom-n40-k18b2.hex",
+    "v1-blockedbloom-n40-k19b2.hex",
+    "v1-blockedbloom-n40-k20b2.hex",
+    "v1-blockedbloom-n40-k21b2.hex",
+    "v1-blockedbloom-n40-k22b2.hex",
+    "v1-blockedbloom-n40-k23b2.hex",
+    "v1-blockedbloom-n40-k24b2.hex",
+    // StandardBloom at the extreme probe counts and odd bit counts.
+    "v1-standardbloom-n30-k1m333.hex",
+    "v1-standardbloom-n30-k30m1001.hex",
+    "v1-standardbloom-n30-k255m4099.hex",
+    // Ribbon at the wide layouts the reader once misread (25..=31 columns), at 32 columns, upper blocks only,
+    // mixed, and 1 column. Written before and after the reader fix with the same bytes: the writer was right.
+    "v1-ribbon-n100-fpr2e25.hex",
+    "v1-ribbon-n65-fpr2e31.hex",
+    "v1-ribbon-n1000-fpr2e27.5.hex",
+    "v1-ribbon-n300-fpr2e32.hex",
+    "v1-ribbon-n200-fpr2e20.999.hex",
+    "v1-ribbon-n500-fpr2e1.hex",
+];
+
+/// How a golden file was first written.
+#[derive(Debug, Clone, Copy)]
+enum How {
+    BitsPerKey(f64),
+    RibbonRate(f64),
+    BlockedBloom { probes: u8, blocks: u32 },
+    StandardBloom { hashes: u32, bits: u64 },
+}
+
+struct Golden {
+    version: u8,
+    kind: FilterKind,
+    keys: usize,
+    how: How,
+}
+
+fn parse_name(name: &str) -> Golden {
+    let stem = name.strip_suffix(".hex").expect("golden files end in .hex");
+    let parts: Vec<&str> = stem.split('-').collect();
+    let [version, kind, keys, how] = parts[..] else {
+        panic!("{name}: expected v<version>-<kind>-n<keys>-<how>.hex");
+    };
+    let number = |s: &str| -> f64 { s.parse().unwrap_or_else(|_| panic!("{name}: {s}")) };
+    let how = if let Some(bpk) = how.strip_prefix("bpk") {
+        How::BitsPerKey(number(bpk))
+    } else if let Some(e) = how.strip_prefix("fpr2e") {
+        How::RibbonRate((-number(e)).exp2())
+    } else if let Some((k, size)) = how
+        .strip_prefix('k')
+        .and_then(|rest| rest.split_once(['b', 'm']))
+    {
+        if how.contains('b') {
+            How::BlockedBloom {
+                probes: number(k) as u8,
+                blocks: number(size) as u32,
+            }
+        } else {
+            How::StandardBloom {
+                hashes: number(k) as u32,
+                bits: number(size) as u64,
+            }
+        }
+    } else {
+        panic!("{name}: unknown construction {how}");
+    };
+    Golden {
+        version: version
+            .strip_prefix('v')
+            .and_then(|v| v.parse().ok())
+            .expect("version"),
+        kind: match kind {
+            "blockedbloom" => FilterKind::BlockedBloom,
+            "ribbon" => FilterKind::Ribbon,
+            "standardbloom" => FilterKind::StandardBloom,
+            other => panic!("{name}: unknown kind {other}"),
+        },
+        keys: keys
+            .strip_prefix('n')
+            .and_then(|n| n.parse().ok())
+            .expect("key count"),
+        how,
+    }
+}
+
+fn keys(n: usize) -> Vec<Vec<u8>> {
+    (0..n).map(|i| format!("golden-{i}").into_bytes()).collect()
+}
+
+/// A policy that plans exactly the given parameters.
+#[derive(Debug, Clone, Copy)]
+struct Explicit(FilterPlan);
+
+impl FilterPolicy for Explicit {
+    fn plan(&self, _num_keys: usize) -> FilterPlan {
+        self.0
+    }
+}
+
+fn build(policy: impl FilterPolicy, n: usize) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    for k in keys(n) {
+        builder.add_key(&k);
+    }
+    builder.finish()
+}
+
+/// The block a newly listed file gets: written the way its name says.
+fn first_written(golden: &Golden) -> Vec<u8> {
+    let policy: Box<dyn FilterPolicy> = match (golden.kind, golden.how) {
+        (FilterKind::BlockedBloom, How::BitsPerKey(b)) => Box::new(BlockedBloomPolicy::new(b)),
+        (FilterKind::Ribbon, How::BitsPerKey(b)) => Box::new(RibbonPolicy::new(b)),
+        (FilterKind::StandardBloom, How::BitsPerKey(b)) => Box::new(StandardBloomPolicy::new(b)),
+        (FilterKind::Ribbon, How::RibbonRate(fpr)) => Box::new(RibbonPolicy::with_fpr(fpr)),
+        (_, How::BlockedBloom { probes, blocks }) => Box::new(Explicit(FilterPlan::BlockedBloom(
+            BlockedBloomParams::new(blocks, probes).unwrap(),
+        ))),
+        (_, How::StandardBloom { hashes, bits }) => Box::new(Explicit(FilterPlan::StandardBloom(
+            StandardBloomParams::new(bits, hashes).unwrap(),
+        ))),
+        (kind, how) => panic!("no way to write {kind} as {how:?}"),
+    };
+    build(policy, golden.keys)
+}
+
+/// The block rebuilt from the parameters its own trailer stores; `None` for Ribbon (rebuilt inside the crate).
+fn rebuilt_from_own_params(filter: &FilterBlock<&[u8]>) -> Option<Vec<u8>> {
+    let plan = match *filter.params() {
+        KindParams::BlockedBloom(p) => FilterPlan::BlockedBloom(p),
+        KindParams::StandardBloom(p) => FilterPlan::StandardBloom(p),
+        _ => return None,
+    };
+    Some(build(Explicit(plan), filter.num_keys() as usize))
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for line in bytes.chunks(32) {
+        for b in line {
+            out.push_str(&format!("{b:02x}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn from_hex(text: &str) -> Vec<u8> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    digits
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).expect("hex digit"))
+        .collect()
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+#[test]
+fn golden_blocks_are_frozen() {
+    let dir = golden_dir();
+    let bless = std::env::var_os("SSTFILTER_BLESS").is_some();
+    for name in REQUIRED {
+        let path = dir.join(name);
+        if !path.exists() {
+            assert!(
+                bless,
+                "{name} is missing (run with SSTFILTER_BLESS=1 to create it)"
+            );
+            std::fs::write(&path, to_hex(&first_written(&parse_name(name)))).unwrap();
+        }
+    }
+
+    let (mut checked, mut rebuilt) = (0, 0);
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let golden = parse_name(&name);
+        let bytes = from_hex(&std::fs::read_to_string(&path).unwrap());
+
+        let filter =
+            FilterBlock::open_verified(&bytes[..]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(filter.format_version(), golden.version, "{name}");
+        assert_eq!(filter.kind(), golden.kind, "{name}");
+        assert_eq!(filter.num_keys(), golden.keys as u64, "{name}");
+        for k in keys(golden.keys) {
+            assert!(
+                filter.may_contain(&k),
+                "{name}: lost {:?}",
+                String::from_utf8_lossy(&k)
+            );
+        }
+        if golden.version == FORMAT_VERSION
+            && let Some(again) = rebuilt_from_own_params(&filter)
+        {
+            assert!(
+                again == bytes,
+                "{name}: this crate now writes different bytes for the same parameters"
+            );
+            rebuilt += 1;
+        }
+        checked += 1;
+    }
+    assert!(checked >= REQUIRED.len());
+    assert!(rebuilt >= 40, "{rebuilt}");
+}

@@ -1,0 +1,370 @@
+//! Hostile trailers: each lie a block can tell about itself is rejected with the right typed error, or is
+//! harmless; and `open`, `verify`, every query and every accessor allocate nothing, whatever the block claims.
+//!
+//! Each case rewrites trailer fields of a valid block and recomputes the CRC, so only the structure checks stand
+//! between the lie and the probes (a lie with a stale CRC is caught by `verify` as well; see tests/corruption.rs).
+
+use sstfilter::{
+    BlockedBloomPolicy, Error, FORMAT_VERSION, FilterBlock, FilterBlockBuilder, FilterKind,
+    KeyHash, TRAILER_LEN,
+};
+use sstfilter::{KindParams, RibbonPolicy, StandardBloomPolicy};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use std::alloc::System;
+use std::sync::{Mutex, MutexGuard};
+
+#[global_allocator]
+static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// The allocation counter is process-wide and the harness runs tests on parallel threads, so each test holds
+/// this lock for its whole run: otherwise one test's block building shows up in the other's measured region.
+static ONE_TEST_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serialised() -> MutexGuard<'static, ()> {
+    // A test that failed while holding the lock poisons it; the next test still measures correctly.
+    ONE_TEST_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+// Trailer field offsets from the trailer's start (FORMAT.md section 2).
+const VERSION: usize = 4;
+const KIND: usize = 5;
+const FLAGS: usize = 6;
+const PARAMS: usize = 8;
+const KEYS: usize = 24;
+
+fn valid_block(keys: u32, bits_per_key: f64) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(bits_per_key));
+    for i in 0..keys {
+        builder.add_key(format!("key-{i}").as_bytes());
+    }
+    builder.finish()
+}
+
+fn reseal(block: &mut [u8]) {
+    let n = block.len();
+    let crc = crc32fast::hash(&block[..n - 4]);
+    block[n - 4..].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A copy of `block` with `bytes` written at trailer offset `at`, CRC recomputed.
+fn with_field(block: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut out = block.to_vec();
+    let start = out.len() - TRAILER_LEN + at;
+    out[start..start + bytes.len()].copy_from_slice(bytes);
+    reseal(&mut out);
+    out
+}
+
+/// Opens `block` and, if it opens, uses everything it offers; returns the open result and asserts that none of
+/// it allocated a single byte.
+fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
+    let region = Region::new(ALLOCATOR);
+    let result = FilterBlock::open(block).map(|filter| {
+        let _ = filter.verify();
+        let _ = (
+            filter.num_keys(),
+            filter.bits_per_key(),
+            filter.expected_fpr(),
+            filter.params(),
+        );
+        for i in 0..64u64 {
+            let _ = filter.may_contain(&i.to_le_bytes());
+            let _ = filter.may_contain_hash(KeyHash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        let keys = [&b"a"[..], b"b", b"c"];
+        let mut answers = [false; 3];
+        filter.may_contain_batch(&keys, &mut answers);
+    });
+    let stats = region.change();
+    assert_eq!(
+        stats.allocations,
+        0,
+        "reading a {}-byte block allocated: {stats:?}",
+        block.len()
+    );
+    result
+}
+
+#[test]
+fn hostile_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
+    let block = valid_block(1000, 10.0);
+    assert_eq!(open_without_allocating(&block), Ok(()));
+
+    // Every version but the ones this reader knows.
+    for version in [0u8, FORMAT_VERSION + 1, 0x7f, 0xff] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, VERSION, &[version])),
+            Err(Error::UnsupportedVersion {
+                found: version,
+                max: FORMAT_VERSION
+            }),
+        );
+    }
+
+    // Reserved and unknown kind tags.
+    for tag in (0u8..=255).filter(|&t| FilterKind::from_tag(t).is_none()) {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, KIND, &[tag])),
+            Err(Error::UnknownKind(tag))
+        );
+    }
+
+    // Reserved flags.
+    for flags in [1u16, 0x8000, u16::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, FLAGS, &flags.to_le_bytes())),
+            Err(Error::BadParams {
+                kind: None,
+                field: "flags",
+                value: u64::from(flags)
+            }),
+        );
+    }
+
+    // Probe counts out of range.
+    for probes in [0u8, 25, 200, u8::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, PARAMS, &[probes])),
+            Err(Error::BadParams {
+                kind: Some(FilterKind::BlockedBloom),
+                field: "num_probes",
+                value: u64::from(probes)
+            }),
+        );
+    }
+
+    // Reserved parameter bytes.
+    for at in 1..16 {
+        let result = open_without_allocating(&with_field(&block, PARAMS + at, &[0xff]));
+        assert!(
+            matches!(
+                result,
+                Err(Error::BadParams {
+                    field: "reserved parameter byte",
+                    ..
+                })
+            ),
+            "byte {at}: {result:?}"
+        );
+    }
+
+    // A key count that contradicts an empty or a non-empty payload.
+    assert!(matches!(
+        open_without_allocating(&with_field(&block, KEYS, &0u64.to_le_bytes())),
+        Err(Error::BadParams {
+            field: "num_keys",
+            value: 0,
+            ..
+        })
+    ));
+    let empty = valid_block(0, 10.0);
+    for keys in [1u64, u64::MAX] {
+        assert!(matches!(
+            open_without_allocating(&with_field(&empty, KEYS, &keys.to_le_bytes())),
+            Err(Error::BadParams {
+                field: "num_keys",
+                ..
+            })
+        ));
+    }
+
+    // Huge key counts over a real payload are only informational: accepted, answered, and cheap to describe.
+    for keys in [u64::MAX, 1 << 40] {
+        let lying = with_field(&block, KEYS, &keys.to_le_bytes());
+        assert_eq!(open_without_allocating(&lying), Ok(()));
+        let filter = FilterBlock::open(&lying[..]).unwrap();
+        assert_eq!(filter.expected_fpr(), 1.0);
+        assert!(filter.bits_per_key() < 1e-6);
+    }
+
+    // Payload lengths that are not whole cache lines: a trailer moved onto a ragged payload.
+    for extra in [1usize, 17, 63] {
+        let mut ragged = block[..block.len() - TRAILER_LEN].to_vec();
+        ragged.extend(std::iter::repeat_n(0u8, extra));
+        ragged.extend_from_slice(&block[block.len() - TRAILER_LEN..]);
+        reseal(&mut ragged);
+        let payload = (ragged.len() - TRAILER_LEN) as u64;
+        assert_eq!(
+            open_without_allocating(&ragged),
+            Err(Error::LengthMismatch {
+                kind: FilterKind::BlockedBloom,
+                expected: payload / 64 * 64,
+                found: payload
+            }),
+        );
+    }
+
+    // Too short to hold a trailer, including empty input.
+    for len in [0usize, 1, TRAILER_LEN - 1] {
+        assert_eq!(
+            open_without_allocating(&block[block.len() - len..]),
+            Err(Error::TooShort {
+                need: TRAILER_LEN,
+                got: len
+            })
+        );
+    }
+}
+
+#[test]
+fn hostile_standard_bloom_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
+    // 1000 keys at 10 bits/key: 10,048 bits (157 words), 7 probes.
+    let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0));
+    for i in 0..1000u32 {
+        builder.add_key(format!("key-{i}").as_bytes());
+    }
+    let block = builder.finish();
+    assert_eq!(open_without_allocating(&block), Ok(()));
+    let num_bits = |bits: u64| with_field(&block, PARAMS + 8, &bits.to_le_bytes());
+    let bad = |field| move |result: Result<(), Error>| matches!(result, Err(Error::BadParams { kind: Some(FilterKind::StandardBloom), field: f, .. }) if f == field);
+
+    assert!(bad("num_probes")(open_without_allocating(&with_field(
+        &block,
+        PARAMS,
+        &[0]
+    ))));
+    for at in 1..8 {
+        assert!(bad("reserved parameter byte")(open_without_allocating(
+            &with_field(&block, PARAMS + at, &[0xff])
+        )));
+    }
+    for bits in [0u64, u64::MAX, u64::MAX - 62] {
+        assert!(
+            bad("num_bits")(open_without_allocating(&num_bits(bits))),
+            "{bits}"
+        );
+    }
+    // Bit counts whose words do not match the payload: one word more or fewer, or far beyond it.
+    for bits in [10_049u64, 9_984, 64, 1 << 40] {
+        assert_eq!(
+            open_without_allocating(&num_bits(bits)),
+            Err(Error::LengthMismatch {
+                kind: FilterKind::StandardBloom,
+                expected: bits.div_ceil(64) * 8,
+                found: 157 * 8
+            }),
+            "{bits}"
+        );
+    }
+    // Any bit count within the last word addresses only payload bits: valid (the answers change, safely).
+    for bits in [9_985u64, 10_000, 10_047] {
+        assert_eq!(open_without_allocating(&num_bits(bits)), Ok(()), "{bits}");
+    }
+    // Every probe count is in range (one byte), and the key count is informational.
+    assert_eq!(
+        open_without_allocating(&with_field(&block, PARAMS, &[255])),
+        Ok(())
+    );
+    for keys in [0u64, u64::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, KEYS, &keys.to_le_bytes())),
+            Ok(())
+        );
+    }
+    // A BlockedBloom block relabelled as StandardBloom: its parameters make no sense for the kind.
+    let relabelled = with_field(
+        &valid_block(1000, 10.0),
+        KIND,
+        &[FilterKind::StandardBloom.tag()],
+    );
+    assert!(bad("num_bits")(open_without_allocating(&relabelled)));
+}
+
+#[test]
+fn hostile_ribbon_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
+    // 20,000 keys: large enough that the policy writes Ribbon, and three shards, so the directory has inner
+    // records as well as the first and the last.
+    let mut builder = FilterBlockBuilder::new(RibbonPolicy::new(10.0));
+    for i in 0..20_000u32 {
+        builder.add_key(format!("key-{i}").as_bytes());
+    }
+    let block = builder.finish();
+    let &KindParams::Ribbon(params) = FilterBlock::open(&block[..]).unwrap().params() else {
+        panic!("20,000 keys at 10 bits/key should be written as Ribbon");
+    };
+    assert!(params.num_shards() >= 3, "{params:?}");
+    assert_eq!(open_without_allocating(&block), Ok(()));
+    let bad = |field| move |result: Result<(), Error>| matches!(result, Err(Error::BadParams { kind: Some(FilterKind::Ribbon), field: f, .. }) if f == field);
+    let u32_at = |at: usize, value: u32| with_field(&block, PARAMS + at, &value.to_le_bytes());
+
+    for columns in [0u8, 33, 200, u8::MAX] {
+        assert!(
+            bad("lower_columns")(open_without_allocating(&with_field(
+                &block,
+                PARAMS,
+                &[columns]
+            ))),
+            "{columns}"
+        );
+    }
+    for at in 1..4 {
+        assert!(bad("reserved parameter byte")(open_without_allocating(
+            &with_field(&block, PARAMS + at, &[0xff])
+        )));
+    }
+    assert!(bad("num_shards")(open_without_allocating(&u32_at(4, 0))));
+    for blocks in [0u32, (1 << 26) + 1, u32::MAX] {
+        assert!(
+            bad("num_blocks")(open_without_allocating(&u32_at(8, blocks))),
+            "{blocks}"
+        );
+    }
+    for upper in [params.num_blocks() + 1, u32::MAX] {
+        assert!(
+            bad("upper_start_block")(open_without_allocating(&u32_at(12, upper))),
+            "{upper}"
+        );
+    }
+    assert!(bad("num_keys")(open_without_allocating(&with_field(
+        &block,
+        KEYS,
+        &0u64.to_le_bytes()
+    ))));
+    // Shapes that are valid on their own but do not match the payload: a length mismatch, however large the
+    // claimed solution or directory.
+    for (at, value) in [
+        (4, params.num_shards() + 1),
+        (4, u32::MAX),
+        (8, params.num_blocks() - 1),
+        (8, 1 << 26),
+        (12, params.upper_start_block().saturating_sub(1)),
+    ] {
+        assert!(
+            matches!(
+                open_without_allocating(&u32_at(at, value)),
+                Err(Error::LengthMismatch {
+                    kind: FilterKind::Ribbon,
+                    ..
+                })
+            ),
+            "parameter offset {at} = {value}"
+        );
+    }
+    // A BlockedBloom block relabelled as Ribbon: its parameters make no sense for the kind.
+    let relabelled = with_field(&valid_block(1000, 10.0), KIND, &[FilterKind::Ribbon.tag()]);
+    assert!(matches!(
+        open_without_allocating(&relabelled),
+        Err(Error::BadParams { .. } | Error::LengthMismatch { .. })
+    ));
+
+    // The directory is payload, which `open` does not read (it stays O(1)): any value in any of its bytes opens
+    // and is queried without a panic, an out-of-bounds read or an allocation.
+    let directory = block.len() - TRAILER_LEN - (5 * params.num_shards() as usize + 4);
+    for at in directory..block.len() - TRAILER_LEN {
+        for value in [0u8, 0x7f, 0xff] {
+            let mut lying = block.clone();
+            lying[at] = value;
+            reseal(&mut lying);
+            assert_eq!(
+                open_without_allocating(&lying),
+                Ok(()),
+                "directory byte {at} = {value}"
+            );
+        }
+    }
+}

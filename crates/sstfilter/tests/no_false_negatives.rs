@@ -1,0 +1,668 @@
+//! No false negatives, over the whole configuration space of the public API: every policy constructor and every
+//! parameter a user can set, enumerated where the dimension is finite (probe counts, column counts, whole
+//! bits/key, key counts at the boundaries) and drawn by proptest where it is continuous (rates, fractional
+//! bits/key, key lengths). A configuration that loses a key fails with its name.
+//!
+//! The list of constructors lives in three places that must agree: [`Config`] here (the property test), the
+//! enumerating tests below, and `Recipe` in `fuzz/src/lib.rs`. A new policy, constructor or parameter is added to
+//! all three. Ribbon's internal layouts (every column count in every layout shape, at every block and shard
+//! boundary) are enumerated inside the crate, in `src/kind/ribbon/tests.rs`, where layouts can be set directly.
+
+mod spec;
+
+use proptest::prelude::*;
+use sstfilter::leveldb::{
+    Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader,
+};
+use sstfilter::{
+    BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterBlock,
+    FilterBlockBuilder, FilterKind, FilterPlan, FilterPolicy, KeyHash, RibbonPolicy,
+    ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy, key_hash,
+};
+
+/// A policy that always plans the same, explicit parameters: how a user's own `FilterPolicy` reaches
+/// `BlockedBloomParams::new` and `StandardBloomParams::new`.
+#[derive(Debug, Clone, Copy)]
+struct Explicit(FilterPlan);
+
+impl FilterPolicy for Explicit {
+    fn plan(&self, _num_keys: usize) -> FilterPlan {
+        self.0
+    }
+}
+
+fn keys(n: usize, salt: &str) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| format!("{salt}:{i:08}").into_bytes())
+        .collect()
+}
+
+fn build(policy: impl FilterPolicy, keys: &[Vec<u8>]) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    for key in keys {
+        builder.add_key(key);
+    }
+    builder.finish()
+}
+
+/// Opens and verifies `block` and checks that every key of `keys` is found by every query path of the reader,
+/// and by the reader written from FORMAT.md (on every key for the Bloom kinds, on a sample for Ribbon, whose spec
+/// reader is slow). Returns the block's kind.
+fn assert_finds_all(what: &str, block: &[u8], keys: &[Vec<u8>]) -> FilterKind {
+    let filter = FilterBlock::open_verified(block).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let hashes: Vec<KeyHash> = keys.iter().map(|k| key_hash(k)).collect();
+    let mut batch = vec![false; keys.len()];
+    filter.may_contain_batch(keys, &mut batch);
+    let mut hash_batch = vec![false; keys.len()];
+    filter.may_contain_hash_batch(&hashes, &mut hash_batch);
+    for (i, key) in keys.iter().enumerate() {
+        let shown = String::from_utf8_lossy(key);
+        assert!(filter.may_contain(key), "{what}: lost {shown:?}");
+        assert!(
+            filter.may_contain_hash(hashes[i]),
+            "{what}: lost {shown:?} by hash"
+        );
+        assert!(batch[i], "{what}: the batch lost {shown:?}");
+        assert!(hash_batch[i], "{what}: the hash batch lost {shown:?}");
+    }
+    let reference =
+        spec::open(block).unwrap_or_else(|e| panic!("{what}: the spec reader refuses: {e:?}"));
+    assert!(
+        reference.checksum_ok,
+        "{what}: the spec reader's CRC differs"
+    );
+    let stride = if filter.kind() == FilterKind::Ribbon {
+        (keys.len() / 64).max(1)
+    } else {
+        1
+    };
+    for (key, h) in keys.iter().zip(&hashes).step_by(stride) {
+        assert!(
+            reference.may_contain_hash(h.get()),
+            "{what}: the spec reader does not find {:?}",
+            String::from_utf8_lossy(key)
+        );
+    }
+    filter.kind()
+}
+
+// --- BlockedBloom ---
+
+#[test]
+fn blocked_bloom_every_probe_count_at_every_whole_bits_per_key() {
+    let keys = keys(300, "fb");
+    for probes in 1..=24u8 {
+        for bits_per_key in 1..=100u32 {
+            let blocks = (300 * bits_per_key).div_ceil(512);
+            let params = BlockedBloomParams::new(blocks, probes).unwrap();
+            let block = build(Explicit(FilterPlan::BlockedBloom(params)), &keys);
+            assert_finds_all(
+                &format!("BlockedBloom k = {probes}, {blocks} blocks ({bits_per_key} bits/key)"),
+                &block,
+                &keys,
+            );
+        }
+    }
+}
+
+#[test]
+fn blocked_bloom_policy_every_eighth_bits_per_key_and_boundary_key_counts() {
+    for n in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 1000] {
+        let keys = keys(n, "fbp");
+        for eighths in 8..=800u32 {
+            let bits_per_key = f64::from(eighths) / 8.0;
+            let block = build(BlockedBloomPolicy::new(bits_per_key), &keys);
+            assert_finds_all(
+                &format!("BlockedBloomPolicy::new({bits_per_key}), {n} keys"),
+                &block,
+                &keys,
+            );
+        }
+    }
+}
+
+// --- StandardBloom ---
+
+#[test]
+fn standard_bloom_every_probe_count() {
+    let explicit_keys = keys(200, "sb");
+    for hashes in 1..=255u32 {
+        for num_bits in [1u64, 63, 64, 65, 200, 2000, 20_000] {
+            let params = StandardBloomParams::new(num_bits, hashes).unwrap();
+            let block = build(Explicit(FilterPlan::StandardBloom(params)), &explicit_keys);
+            let what = format!("StandardBloom k = {hashes}, m = {num_bits}");
+            assert_finds_all(&what, &block, &explicit_keys);
+        }
+    }
+    for n in [0usize, 1, 64, 1000] {
+        let keys = keys(n, "sbp");
+        for bits_per_key in 1..=100u32 {
+            let block = build(StandardBloomPolicy::new(f64::from(bits_per_key)), &keys);
+            assert_finds_all(
+                &format!("StandardBloomPolicy::new({bits_per_key}), {n} keys"),
+                &block,
+                &keys,
+            );
+        }
+    }
+}
+
+// --- Ribbon ---
+
+/// The key counts of the issue that found Ribbon losing keys, and the boundaries around them.
+const RIBBON_KEY_COUNTS: [usize; 5] = [1, 65, 100, 1000, 20_000];
+
+/// `RibbonPolicy::with_fpr(2^-e)` for `e` from 1 to 40 in steps of 1/4, at `counts`. Returns how many of the
+/// blocks were Ribbon (the rest are the BlockedBloom fallback for tiny key sets).
+fn ribbon_every_quarter_exponent(counts: &[usize]) -> usize {
+    let mut ribbon = 0;
+    for &n in counts {
+        let keys = keys(n, "rb");
+        for quarter in 4..=160u32 {
+            let exponent = f64::from(quarter) / 4.0;
+            let block = build(RibbonPolicy::with_fpr((-exponent).exp2()), &keys);
+            let kind = assert_finds_all(
+                &format!("RibbonPolicy::with_fpr(2^-{exponent}), {n} keys"),
+                &block,
+                &keys,
+            );
+            ribbon += usize::from(kind == FilterKind::Ribbon);
+        }
+    }
+    ribbon
+}
+
+#[test]
+fn ribbon_with_fpr_every_quarter_exponent_from_1_to_40() {
+    let ribbon = ribbon_every_quarter_exponent(&RIBBON_KEY_COUNTS);
+    // Most of these are real Ribbon blocks, including every rate from 2^-24.5 to 2^-31 at 1000 keys and more.
+    assert!(ribbon > 3 * 157, "only {ribbon} Ribbon blocks");
+}
+
+/// The same sweep at 10^5 and 10^6 keys (about a minute in release: `cargo test --release --test
+/// no_false_negatives -- --ignored`).
+#[test]
+#[ignore = "minutes in the test profile; run with --ignored --release"]
+fn ribbon_with_fpr_every_quarter_exponent_at_large_key_counts() {
+    let ribbon = ribbon_every_quarter_exponent(&[100_000, 1_000_000]);
+    assert_eq!(ribbon, 2 * 157);
+}
+
+#[test]
+fn ribbon_policy_every_bloom_equivalent_bits_per_key_overhead_and_memory_cap() {
+    for n in [0usize, 1, 129, 300, 5000, 9000] {
+        let keys = keys(n, "rbn");
+        for bits_per_key in 1..=100u32 {
+            let policy = RibbonPolicy::new(f64::from(bits_per_key));
+            assert_finds_all(
+                &format!("RibbonPolicy::new({bits_per_key}), {n} keys"),
+                &build(policy, &keys),
+                &keys,
+            );
+        }
+        for exponent in [1, 7, 24, 25, 31, 32, 40] {
+            let base = RibbonPolicy::with_fpr((-f64::from(exponent)).exp2());
+            for overhead in [0.0, 0.001, 0.005, 0.05, 0.5, 1.0] {
+                let policy = base.with_slot_overhead(overhead);
+                let what =
+                    format!("with_fpr(2^-{exponent}).with_slot_overhead({overhead}), {n} keys");
+                assert_finds_all(&what, &build(policy, &keys), &keys);
+            }
+            for cap in [0usize, 1 << 10, 1 << 20, usize::MAX] {
+                let policy = base.with_max_build_memory(cap);
+                let what =
+                    format!("with_fpr(2^-{exponent}).with_max_build_memory({cap}), {n} keys");
+                let kind = assert_finds_all(&what, &build(policy, &keys), &keys);
+                if cap == 0 {
+                    assert_eq!(
+                        kind,
+                        FilterKind::BlockedBloom,
+                        "{what}: a zero cap leaves no room for Ribbon"
+                    );
+                }
+            }
+        }
+    }
+}
+
+// --- In-memory filters ---
+
+#[test]
+fn bloom_filter_every_rate_and_probe_count() {
+    let keys = keys(500, "mem");
+    let check = |what: &str, mut filter: BloomFilter| {
+        for key in &keys {
+            filter.insert(key);
+        }
+        for key in &keys {
+            assert!(
+                filter.contains(key),
+                "{what}: lost {:?}",
+                String::from_utf8_lossy(key)
+            );
+        }
+        let block = filter.to_block();
+        assert_finds_all(what, &block, &keys);
+        assert_eq!(
+            BloomFilter::from_block(&block).as_ref(),
+            Ok(&filter),
+            "{what}"
+        );
+    };
+    for quarter in 4..=160u32 {
+        let rate = (-f64::from(quarter) / 4.0).exp2();
+        for expected in [1usize, 100, 500, 5000] {
+            check(
+                &format!("BloomFilter::with_rate({expected}, {rate})"),
+                BloomFilter::with_rate(expected, rate),
+            );
+        }
+    }
+    for hashes in 1..=255u32 {
+        for bits in [1u64, 64, 1001, 10_000] {
+            check(
+                &format!("BloomFilter::with_size({bits}, {hashes})"),
+                BloomFilter::with_size(bits, hashes),
+            );
+        }
+    }
+}
+
+#[test]
+fn counting_bloom_filter_keeps_every_key_not_removed() {
+    let kept = keys(400, "kept");
+    let gone = keys(400, "gone");
+    for (what, mut filter) in [
+        (
+            "with_rate(800, 0.01)".to_owned(),
+            CountingBloomFilter::with_rate(800, 0.01),
+        ),
+        (
+            "with_rate(10, 0.5) (overloaded)".to_owned(),
+            CountingBloomFilter::with_rate(10, 0.5),
+        ),
+        (
+            "with_rate(800, 2^-40)".to_owned(),
+            CountingBloomFilter::with_rate(800, 2f64.powi(-40)),
+        ),
+        (
+            "with_size(64, 1) (saturating)".to_owned(),
+            CountingBloomFilter::with_size(64, 1),
+        ),
+        (
+            "with_size(5000, 255)".to_owned(),
+            CountingBloomFilter::with_size(5000, 255),
+        ),
+    ] {
+        for key in kept.iter().chain(&gone) {
+            filter.insert(key);
+        }
+        // Interleave removals with insertions: every third removed key was inserted twice and is removed twice,
+        // and every third kept key is inserted again (removing only what was inserted, as the filter requires).
+        for (i, key) in gone.iter().enumerate() {
+            if i % 3 == 0 {
+                filter.insert(key);
+                filter.insert(&kept[i]);
+                filter.remove(key);
+            }
+            filter.remove(key);
+        }
+        for key in &kept {
+            assert!(
+                filter.contains(key),
+                "{what}: lost {:?}",
+                String::from_utf8_lossy(key)
+            );
+        }
+        let as_bloom = filter.to_bloom_filter();
+        assert!(
+            kept.iter().all(|k| as_bloom.contains(k)),
+            "{what}: to_bloom_filter lost a key"
+        );
+    }
+}
+
+#[test]
+fn scalable_bloom_filter_across_many_stages() {
+    let keys = keys(60_000, "scal");
+    for (initial, rate, growth, tightening) in [
+        (1usize, 0.5, 2.0, 0.9),
+        (10, 0.01, 2.0, 0.9),
+        (10, 2f64.powi(-30), 1.5, 0.5),
+        (100, 0.001, 3.0, 0.8),
+    ] {
+        let what =
+            format!("ScalableBloomFilter::with_growth({initial}, {rate}, {growth}, {tightening})");
+        let mut filter = ScalableBloomFilter::with_growth(initial, rate, growth, tightening);
+        for key in &keys {
+            filter.insert(key);
+        }
+        assert!(
+            filter.num_stages() >= 6,
+            "{what}: only {} stages",
+            filter.num_stages()
+        );
+        for key in &keys {
+            assert!(
+                filter.contains(key),
+                "{what}: lost {:?}",
+                String::from_utf8_lossy(key)
+            );
+        }
+        // Each key is in one stage; serialised, the stages still find every key between them.
+        let blocks: Vec<Vec<u8>> = filter.stages().map(BloomFilter::to_block).collect();
+        let stages: Vec<FilterBlock<&[u8]>> = blocks
+            .iter()
+            .map(|b| FilterBlock::open_verified(&b[..]).unwrap())
+            .collect();
+        for key in &keys {
+            assert!(
+                stages.iter().any(|s| s.may_contain(key)),
+                "{what}: no stage block has {key:?}"
+            );
+        }
+    }
+    let mut default = ScalableBloomFilter::new(1, 0.01);
+    for key in &keys {
+        default.insert(key);
+    }
+    assert!(
+        keys.iter().all(|k| default.contains(k)),
+        "ScalableBloomFilter::new(1, 0.01) lost a key"
+    );
+}
+
+// --- LevelDB-layout policies ---
+
+#[test]
+fn leveldb_layout_policies_at_their_extreme_bits_per_key() {
+    let keys = keys(700, "ldb");
+    let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    for bits_per_key in [0usize, 1, 2, 3, 10, 43, 44, 45, 100, 1000] {
+        let policy = LevelDbBloomPolicy::new(bits_per_key);
+        let filter = policy.create_filter(&key_refs);
+        for key in &key_refs {
+            assert!(
+                policy.key_may_match(key, &filter),
+                "LevelDbBloomPolicy::new({bits_per_key}) lost a key"
+            );
+        }
+        check_leveldb_filter_block(
+            &format!("LevelDbBloomPolicy::new({bits_per_key})"),
+            policy,
+            &keys,
+        );
+    }
+    for tenths in (10..=1000u32).step_by(7) {
+        let bits_per_key = f64::from(tenths) / 10.0;
+        let policy = Bloom64Policy::new(bits_per_key);
+        let filter = policy.create_filter(&key_refs);
+        for key in &key_refs {
+            assert!(
+                policy.key_may_match(key, &filter),
+                "Bloom64Policy::new({bits_per_key}) lost a key"
+            );
+        }
+        check_leveldb_filter_block(
+            &format!("Bloom64Policy::new({bits_per_key})"),
+            policy,
+            &keys,
+        );
+    }
+}
+
+/// A LevelDB filter block over data blocks of 50 keys at growing offsets (several per 2 KiB range, and ranges
+/// with none): every key is found through the block reader.
+fn check_leveldb_filter_block<P>(what: &str, policy: P, keys: &[Vec<u8>])
+where
+    P: sstfilter::leveldb::LevelDbFilterPolicy + Copy,
+{
+    let mut builder = LevelDbFilterBlockBuilder::new(policy);
+    let offsets: Vec<u64> = (0..keys.len().div_ceil(50))
+        .map(|i| i as u64 * 1500 + (i as u64 % 3) * 4000)
+        .collect();
+    let mut sorted = offsets.clone();
+    sorted.sort_unstable();
+    for (chunk, &offset) in keys.chunks(50).zip(&sorted) {
+        builder.start_block(offset).unwrap();
+        for key in chunk {
+            builder.add_key(key);
+        }
+    }
+    let bytes = builder.finish().unwrap();
+    let reader = LevelDbFilterBlockReader::new(&bytes[..], policy);
+    for (chunk, &offset) in keys.chunks(50).zip(&sorted) {
+        for key in chunk {
+            assert!(
+                reader.key_may_match(offset, key),
+                "{what}: the filter block lost a key"
+            );
+        }
+    }
+}
+
+// --- Property test over the continuous dimensions ---
+
+/// Every constructor of every policy and filter the public API offers, with its parameters.
+#[derive(Debug, Clone)]
+enum Config {
+    BlockedBloomPolicy(f64),
+    StandardBloomPolicy(f64),
+    RibbonNew(f64),
+    RibbonWithFpr {
+        fpr: f64,
+        overhead: Option<f64>,
+        max_build_memory: Option<usize>,
+    },
+    BlockedBloomParams {
+        blocks: u32,
+        probes: u8,
+    },
+    StandardBloomParams {
+        bits: u64,
+        hashes: u32,
+    },
+    BloomFilterWithRate {
+        expected: usize,
+        fpr: f64,
+    },
+    BloomFilterWithSize {
+        bits: u64,
+        hashes: u32,
+    },
+    CountingBloomFilter {
+        expected: usize,
+        fpr: f64,
+    },
+    ScalableBloomFilter {
+        initial: usize,
+        fpr: f64,
+        growth: f64,
+        tightening: f64,
+    },
+    LevelDbBloomPolicy(usize),
+    Bloom64Policy(f64),
+}
+
+/// A rate drawn log-uniformly from 2^-40 to 1/2.
+fn rate() -> impl Strategy<Value = f64> {
+    (1.0f64..40.0).prop_map(|e| (-e).exp2())
+}
+
+fn bits_per_key() -> impl Strategy<Value = f64> {
+    1.0f64..100.0
+}
+
+fn config() -> impl Strategy<Value = Config> {
+    prop_oneof![
+        1 => bits_per_key().prop_map(Config::BlockedBloomPolicy),
+        1 => bits_per_key().prop_map(Config::StandardBloomPolicy),
+        1 => bits_per_key().prop_map(Config::RibbonNew),
+        // Weighted up: rates are the widest continuous dimension, and Ribbon the most intricate kind.
+        4 => (rate(), proptest::option::of(0.0f64..0.2), proptest::option::of(0usize..4_000_000)).prop_map(
+            |(fpr, overhead, max_build_memory)| Config::RibbonWithFpr {
+                fpr,
+                overhead,
+                max_build_memory
+            }
+        ),
+        1 => (1u32..200, 1u8..=24).prop_map(|(blocks, probes)| Config::BlockedBloomParams { blocks, probes }),
+        1 => (1u64..100_000, 1u32..=255).prop_map(|(bits, hashes)| Config::StandardBloomParams { bits, hashes }),
+        1 => (1usize..5000, rate()).prop_map(|(expected, fpr)| Config::BloomFilterWithRate { expected, fpr }),
+        1 => (1u64..100_000, 1u32..=255).prop_map(|(bits, hashes)| Config::BloomFilterWithSize { bits, hashes }),
+        1 => (1usize..5000, rate()).prop_map(|(expected, fpr)| Config::CountingBloomFilter { expected, fpr }),
+        1 => (1usize..500, rate(), 1.1f64..4.0, 0.1f64..0.95).prop_map(|(initial, fpr, growth, tightening)| {
+            Config::ScalableBloomFilter {
+                initial,
+                fpr,
+                growth,
+                tightening,
+            }
+        }),
+        1 => (0usize..200).prop_map(Config::LevelDbBloomPolicy),
+        1 => bits_per_key().prop_map(Config::Bloom64Policy),
+    ]
+}
+
+/// Keys of 0 to 64 bytes, the empty key among them, with duplicates (adjacent and not).
+fn key_set() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    (
+        proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..=64), 0..1500),
+        any::<bool>(),
+        1usize..5,
+    )
+        .prop_map(|(mut keys, with_empty, repeat_every)| {
+            if with_empty {
+                keys.push(Vec::new());
+            }
+            let copies: Vec<Vec<u8>> = keys.iter().step_by(repeat_every).cloned().collect();
+            keys.extend(copies);
+            if let Some(first) = keys.first().cloned() {
+                keys.push(first.clone());
+                keys.push(first);
+            }
+            keys
+        })
+}
+
+/// Builds `keys` as `config` says and checks every key is found through every path the filter has.
+fn check_config(config: &Config, keys: &[Vec<u8>]) {
+    let what = format!("{config:?}, {} keys", keys.len());
+    let block = |policy: &dyn FilterPolicy| {
+        let mut builder = FilterBlockBuilder::new(policy);
+        for key in keys {
+            builder.add_key(key);
+        }
+        assert_finds_all(&what, &builder.finish(), keys);
+    };
+    match *config {
+        Config::BlockedBloomPolicy(b) => block(&BlockedBloomPolicy::new(b)),
+        Config::StandardBloomPolicy(b) => block(&StandardBloomPolicy::new(b)),
+        Config::RibbonNew(b) => block(&RibbonPolicy::new(b)),
+        Config::RibbonWithFpr {
+            fpr,
+            overhead,
+            max_build_memory,
+        } => {
+            let mut policy = RibbonPolicy::with_fpr(fpr);
+            if let Some(overhead) = overhead {
+                policy = policy.with_slot_overhead(overhead);
+            }
+            if let Some(cap) = max_build_memory {
+                policy = policy.with_max_build_memory(cap);
+            }
+            block(&policy);
+        }
+        Config::BlockedBloomParams { blocks, probes } => {
+            // An explicit BlockedBloom filter must have a block if there is a key (FORMAT.md 4.2).
+            let blocks = if keys.is_empty() { 0 } else { blocks };
+            block(&Explicit(FilterPlan::BlockedBloom(
+                BlockedBloomParams::new(blocks, probes).unwrap(),
+            )));
+        }
+        Config::StandardBloomParams { bits, hashes } => {
+            block(&Explicit(FilterPlan::StandardBloom(
+                StandardBloomParams::new(bits, hashes).unwrap(),
+            )));
+        }
+        Config::BloomFilterWithRate { expected, fpr } => {
+            check_bloom_filter(&what, BloomFilter::with_rate(expected, fpr), keys);
+        }
+        Config::BloomFilterWithSize { bits, hashes } => {
+            check_bloom_filter(&what, BloomFilter::with_size(bits, hashes), keys);
+        }
+        Config::CountingBloomFilter { expected, fpr } => {
+            let mut filter = CountingBloomFilter::with_rate(expected, fpr);
+            let (kept, removed) = keys.split_at(keys.len() / 2);
+            // Remove only keys that were inserted and are not also among the kept ones.
+            for key in keys {
+                filter.insert(key);
+            }
+            for key in removed.iter().filter(|k| !kept.contains(k)) {
+                filter.remove(key);
+            }
+            assert!(
+                kept.iter().all(|k| filter.contains(k)),
+                "{what}: lost a kept key"
+            );
+        }
+        Config::ScalableBloomFilter {
+            initial,
+            fpr,
+            growth,
+            tightening,
+        } => {
+            let mut filter = ScalableBloomFilter::with_growth(initial, fpr, growth, tightening);
+            for key in keys {
+                filter.insert(key);
+            }
+            assert!(
+                keys.iter().all(|k| filter.contains(k)),
+                "{what}: lost a key"
+            );
+        }
+        Config::LevelDbBloomPolicy(b) => {
+            check_leveldb_filter_block(&what, LevelDbBloomPolicy::new(b), keys)
+        }
+        Config::Bloom64Policy(b) => check_leveldb_filter_block(&what, Bloom64Policy::new(b), keys),
+    }
+}
+
+fn check_bloom_filter(what: &str, mut filter: BloomFilter, keys: &[Vec<u8>]) {
+    for key in keys {
+        filter.insert(key);
+    }
+    assert!(
+        keys.iter().all(|k| filter.contains(k)),
+        "{what}: lost a key"
+    );
+    assert_finds_all(what, &filter.to_block(), keys);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    #[test]
+    fn any_constructor_any_parameters_any_keys_loses_nothing(config in config(), keys in key_set()) {
+        check_config(&config, &keys);
+    }
+}
+
+/// The reproductions of the issue that found Ribbon losing keys, as a user wrote them.
+#[test]
+fn the_reported_reproductions_find_every_key() {
+    let keys: Vec<Vec<u8>> = (0..100).map(|i| format!("k{i}").into_bytes()).collect();
+    let block = build(RibbonPolicy::with_fpr(2f64.powi(-25)), &keys);
+    assert_eq!(
+        assert_finds_all("with_fpr(2^-25), 100 keys k{i}", &block, &keys),
+        FilterKind::Ribbon
+    );
+    let keys: Vec<Vec<u8>> = (0..20_000)
+        .map(|j| format!("k{j:08}").into_bytes())
+        .collect();
+    let block = build(RibbonPolicy::with_fpr(1e-9), &keys);
+    assert_eq!(
+        assert_finds_all("with_fpr(1e-9), 20,000 keys k{j:08}", &block, &keys),
+        FilterKind::Ribbon
+    );
+}

@@ -1,0 +1,333 @@
+//! A reader of sstfilter blocks written from FORMAT.md alone, for differential tests against the crate's reader.
+//!
+//! Deliberately slow and obvious: no code is shared with `src/` (not even the CRC), every formula is transcribed
+//! from the specification's text with its section number, integers are widened to `u128` rather than reasoned
+//! about, and nothing is optimised. If this reader and `FilterBlock` ever disagree, FORMAT.md and the code
+//! disagree, and one of them must change. The key hash (section 4.1) is taken as an input: it is xxh3-64, which
+//! FORMAT.md defines by reference to the xxHash library, and the `xxhash-rust` crate provides it.
+//!
+//! Used by `tests/spec_reader.rs`, `tests/golden.rs` and `tests/no_false_negatives.rs`; each uses a part of it.
+#![allow(dead_code)]
+
+/// Section 2: the trailer is 36 bytes.
+pub const TRAILER_LEN: usize = 36;
+
+/// Why the reader refuses a block (section 2's "reader's action" column and each kind's parameter table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Shorter than the trailer.
+    TooShort,
+    /// Section 2: magic is not "SSTF".
+    BadMagic,
+    /// Section 2: version 0 or newer than 1.
+    UnsupportedVersion,
+    /// Section 3: a reserved or unknown tag.
+    UnknownKind(u8),
+    /// A field outside its valid values.
+    BadParams(&'static str),
+    /// The payload length does not match the parameters.
+    LengthMismatch,
+}
+
+/// A kind's parameters as section 4 defines them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Section 4.2.
+    BlockedBloom { k: u32, num_blocks: u64 },
+    /// Section 4.3: `r`, shard count `S`, block count `B`, first upper block `U`.
+    Ribbon {
+        r: u32,
+        shards: u64,
+        blocks: u64,
+        upper_start: u64,
+    },
+    /// Section 4.4: probe count `k`, bit count `m`.
+    StandardBloom { k: u32, m: u64 },
+}
+
+/// An opened block: the payload and what its trailer says.
+#[derive(Debug, Clone)]
+pub struct SpecBlock<'a> {
+    pub payload: &'a [u8],
+    pub version: u8,
+    pub kind: Kind,
+    pub num_keys: u64,
+    /// Whether the stored CRC32 matches (section 2: checked by `verify`, not by `open`).
+    pub checksum_ok: bool,
+}
+
+fn le(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+/// Section 2: CRC-32, IEEE 802.3 polynomial, reflected (0xEDB88320), initial value and final xor all ones.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// Sections 1–4: split a block into payload and trailer and validate every field.
+pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
+    if block.len() < TRAILER_LEN {
+        return Err(Refusal::TooShort);
+    }
+    let payload_len = block.len() - TRAILER_LEN;
+    let (payload, t) = block.split_at(payload_len);
+    // Section 2 offsets, relative to the trailer.
+    if &t[0..4] != b"SSTF" {
+        return Err(Refusal::BadMagic);
+    }
+    let version = t[4];
+    if version == 0 || version > 1 {
+        return Err(Refusal::UnsupportedVersion);
+    }
+    let tag = t[5];
+    let flags = le(&t[6..8]);
+    let params = &t[8..24];
+    let num_keys = le(&t[24..32]);
+    let stored_crc = le(&t[32..36]) as u32;
+    let checksum_ok = crc32(&block[..block.len() - 4]) == stored_crc;
+    if ![1, 2, 4].contains(&tag) {
+        return Err(Refusal::UnknownKind(tag)); // section 3: 0, 3 and 5..=255 are reserved
+    }
+    if flags != 0 {
+        return Err(Refusal::BadParams("flags"));
+    }
+    let kind = match tag {
+        1 => blocked_bloom_params(params, payload_len as u64, num_keys)?,
+        2 => ribbon_params(params, payload_len as u64, num_keys)?,
+        _ => standard_bloom_params(params, payload_len as u64)?,
+    };
+    Ok(SpecBlock {
+        payload,
+        version,
+        kind,
+        num_keys,
+        checksum_ok,
+    })
+}
+
+/// Section 4.2's parameter table and payload rules.
+fn blocked_bloom_params(p: &[u8], payload_len: u64, num_keys: u64) -> Result<Kind, Refusal> {
+    let k = u32::from(p[0]);
+    if p[1..16].iter().any(|&b| b != 0) {
+        return Err(Refusal::BadParams("reserved parameter byte"));
+    }
+    if !(1..=24).contains(&k) {
+        return Err(Refusal::BadParams("num_probes"));
+    }
+    if !payload_len.is_multiple_of(64) {
+        return Err(Refusal::LengthMismatch);
+    }
+    let num_blocks = payload_len / 64;
+    if num_blocks > u64::from(u32::MAX) {
+        return Err(Refusal::BadParams("num_blocks"));
+    }
+    if (num_blocks == 0) != (num_keys == 0) {
+        return Err(Refusal::BadParams("num_keys"));
+    }
+    Ok(Kind::BlockedBloom { k, num_blocks })
+}
+
+/// Section 4.3's parameter table and payload length.
+fn ribbon_params(p: &[u8], payload_len: u64, num_keys: u64) -> Result<Kind, Refusal> {
+    let r = u32::from(p[0]);
+    if p[1..4].iter().any(|&b| b != 0) {
+        return Err(Refusal::BadParams("reserved parameter byte"));
+    }
+    let shards = le(&p[4..8]);
+    let blocks = le(&p[8..12]);
+    let upper_start = le(&p[12..16]);
+    if !(1..=32).contains(&r) {
+        return Err(Refusal::BadParams("lower_columns"));
+    }
+    if shards < 1 {
+        return Err(Refusal::BadParams("num_shards"));
+    }
+    if !(1..=1 << 26).contains(&blocks) {
+        return Err(Refusal::BadParams("num_blocks"));
+    }
+    if upper_start > blocks || (r == 32 && upper_start != blocks) {
+        return Err(Refusal::BadParams("upper_start_block"));
+    }
+    if num_keys < 1 {
+        return Err(Refusal::BadParams("num_keys"));
+    }
+    let expected = 8 * (u128::from(blocks) * u128::from(r) + u128::from(blocks - upper_start))
+        + 5 * u128::from(shards)
+        + 4;
+    if expected != u128::from(payload_len) {
+        return Err(Refusal::LengthMismatch);
+    }
+    Ok(Kind::Ribbon {
+        r,
+        shards,
+        blocks,
+        upper_start,
+    })
+}
+
+/// Section 4.4's parameter table and payload length.
+fn standard_bloom_params(p: &[u8], payload_len: u64) -> Result<Kind, Refusal> {
+    let k = u32::from(p[0]);
+    if p[1..8].iter().any(|&b| b != 0) {
+        return Err(Refusal::BadParams("reserved parameter byte"));
+    }
+    let m = le(&p[8..16]);
+    if k == 0 {
+        return Err(Refusal::BadParams("num_probes"));
+    }
+    let words = m.div_ceil(64);
+    let max_words = ((1u64 << 58) - 1).min(isize::MAX as u64 / 8);
+    if m < 1 || words > max_words {
+        return Err(Refusal::BadParams("num_bits"));
+    }
+    if 8 * u128::from(words) != u128::from(payload_len) {
+        return Err(Refusal::LengthMismatch);
+    }
+    Ok(Kind::StandardBloom { k, m })
+}
+
+/// Section 1: bit `p` of a byte string is bit `p % 8` of byte `p / 8`.
+fn bit(bytes: &[u8], p: u128) -> bool {
+    let byte = bytes[usize::try_from(p / 8).unwrap()];
+    (byte >> (p % 8)) & 1 == 1
+}
+
+impl SpecBlock<'_> {
+    /// Whether the key with 64-bit hash `h` may be in the filter (section 4 of each kind).
+    pub fn may_contain_hash(&self, h: u64) -> bool {
+        match self.kind {
+            Kind::BlockedBloom { k, num_blocks } => self.blocked_bloom(h, k, num_blocks),
+            Kind::Ribbon {
+                r,
+                shards,
+                blocks,
+                upper_start,
+            } => self.ribbon(h, r, shards, blocks, upper_start),
+            Kind::StandardBloom { k, m } => self.standard_bloom(h, k, m),
+        }
+    }
+
+    /// Section 4.2.
+    fn blocked_bloom(&self, h: u64, k: u32, num_blocks: u64) -> bool {
+        if num_blocks == 0 {
+            return false; // "such a block answers absent for every key"
+        }
+        let b = (u128::from(h >> 32) * u128::from(num_blocks)) >> 32;
+        blocked_bloom_bits(h, k)
+            .into_iter()
+            .all(|p| bit(self.payload, 512 * b + u128::from(p)))
+    }
+
+    /// Section 4.3, steps 1–6 and the readers' actions on directory values.
+    fn ribbon(&self, h: u64, r: u32, shards: u64, blocks: u64, upper_start: u64) -> bool {
+        const M: u128 = 1 << 64;
+        let cols = |b: u128| {
+            if b < u128::from(upper_start) {
+                r
+            } else {
+                r + 1
+            }
+        };
+        let first_word = |b: u128| b * u128::from(r + 1) - b.min(u128::from(upper_start));
+        let solution_len = 8 * first_word(u128::from(blocks));
+        let dir = &self.payload[usize::try_from(solution_len).unwrap()..];
+        // Step 1.
+        let s = ((u128::from(h) * u128::from(shards)) >> 64) as usize;
+        let lo = u128::from(le(&dir[5 * s..5 * s + 4]));
+        let seed = u128::from(dir[5 * s + 4]);
+        let hi = u128::from(le(&dir[5 * s + 5..5 * s + 9]));
+        if hi == lo {
+            return false; // an empty shard answers "absent"
+        }
+        if hi < lo + 128 || hi > 64 * u128::from(blocks) {
+            return true; // an impossible shard answers "may contain"
+        }
+        // Step 2.
+        let h = u128::from(h);
+        let z = ((h ^ (((seed + 1) * 0x9E37_79B9_7F4A_7C15) % M)) * 0xD6E8_FEB8_6659_FD93) % M;
+        let x = z ^ (z >> 32);
+        // Step 3.
+        let n = hi - lo - 127;
+        let d = (x * (n + 96)) >> 64;
+        let start = lo + (d.saturating_sub(48)).min(n - 1);
+        // Step 4.
+        let c = (((x * 0x9E37_79B9_7F4A_7C15) % M) << 64)
+            | (((x ^ (x >> 29)) * 0xBF58_476D_1CE4_E5B9) % M)
+            | 1;
+        // Step 5.
+        let e = ((x * 0x94D0_49BB_1331_11EB) % M) >> 32;
+        // Step 6.
+        let b = start / 64;
+        let z_bit = |i: u32, t: u128| -> u128 {
+            let block = t / 64;
+            if block >= u128::from(blocks) {
+                return 0; // "bits of blocks past B read as 0"
+            }
+            let word = first_word(block) + u128::from(i);
+            u128::from(bit(self.payload, 64 * word + t % 64))
+        };
+        (0..cols(b)).all(|i| {
+            let parity = (0..128u32)
+                .filter(|&j| (c >> j) & 1 == 1)
+                .fold(0, |acc, j| acc ^ z_bit(i, start + u128::from(j)));
+            parity == (e >> i) & 1
+        })
+    }
+
+    /// Section 4.4.
+    fn standard_bloom(&self, h: u64, k: u32, m: u64) -> bool {
+        let h1 = u128::from(h);
+        let h2 = u128::from(h.rotate_left(32));
+        (0..u128::from(k)).all(|i| {
+            let sum = (h1 + i * h2) % (1 << 64);
+            bit(self.payload, (sum * u128::from(m)) >> 64)
+        })
+    }
+}
+
+/// Section 4.2, steps 2–4: the `k` bits of a key in its block, in the order they are found.
+pub fn blocked_bloom_bits(h: u64, k: u32) -> Vec<u32> {
+    const GOLDEN: u128 = 0x9E37_79B9_7F4A_7C15;
+    const M: u128 = 1 << 64;
+    let mix = |z: u128| {
+        let z = ((z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9) % M;
+        let z = ((z ^ (z >> 27)) * 0x94D0_49BB_1331_11EB) % M;
+        z ^ (z >> 31)
+    };
+    let h = u128::from(h);
+    let words = (0..64u128).map(|i| {
+        if i == 0 {
+            (h * GOLDEN) % M
+        } else {
+            mix((h + i * GOLDEN) % M)
+        }
+    });
+    let draws =
+        words.flat_map(|x| (0..7u32).map(move |j| ((x >> (64 - 9 * (j + 1))) & 511) as u32));
+    let sequence = draws.chain(0..512);
+    let mut bits: Vec<u32> = Vec::new();
+    for value in sequence {
+        if bits.len() == k as usize {
+            break;
+        }
+        if !bits.contains(&value) {
+            bits.push(value);
+        }
+    }
+    bits
+}

@@ -1,0 +1,345 @@
+//! Differential tests: the crate's reader against the reader written from FORMAT.md alone (`tests/spec/`), on
+//! blocks of every kind at every probe count and column count, on the golden blocks, and on damaged blocks.
+//! The two must accept and refuse the same blocks and give identical answers to every query; every present key
+//! must be found by both. The writer is checked against the spec too: the bits a one-key Bloom block sets are
+//! exactly the bits FORMAT.md assigns to that key.
+
+mod spec;
+
+use std::path::Path;
+
+use sstfilter::{
+    BlockedBloomParams, FilterBlock, FilterBlockBuilder, FilterPlan, FilterPolicy, KeyHash,
+    RibbonPolicy, StandardBloomParams, key_hash,
+};
+
+#[derive(Debug, Clone, Copy)]
+struct Explicit(FilterPlan);
+
+impl FilterPolicy for Explicit {
+    fn plan(&self, _num_keys: usize) -> FilterPlan {
+        self.0
+    }
+}
+
+/// A deterministic stream of 64-bit values (splitmix64), so failures reproduce.
+fn random_hashes(seed: u64, n: usize) -> Vec<u64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+fn build_hashes(policy: impl FilterPolicy, hashes: &[u64]) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    for &h in hashes {
+        builder.add_hash(KeyHash(h));
+    }
+    builder.finish()
+}
+
+/// Both readers open `block` and agree on `present` (all found by both) and on `absent` (same answers).
+/// Returns how many absent hashes both readers let through.
+fn agree(what: &str, block: &[u8], present: &[u64], absent: &[u64]) -> usize {
+    let ours = FilterBlock::open_verified(block).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let reference = spec::open(block).unwrap_or_else(|e| panic!("{what}: spec refuses: {e:?}"));
+    assert!(reference.checksum_ok, "{what}: CRC");
+    assert_eq!(ours.num_keys(), reference.num_keys, "{what}: key count");
+    for &h in present {
+        assert!(
+            ours.may_contain_hash(KeyHash(h)),
+            "{what}: our reader lost {h:#x}"
+        );
+        assert!(
+            reference.may_contain_hash(h),
+            "{what}: the spec reader lost {h:#x}"
+        );
+    }
+    let mut passed = 0;
+    for &h in absent {
+        let answer = ours.may_contain_hash(KeyHash(h));
+        assert_eq!(
+            answer,
+            reference.may_contain_hash(h),
+            "{what}: readers differ on {h:#x}"
+        );
+        passed += usize::from(answer);
+    }
+    passed
+}
+
+#[test]
+fn blocked_bloom_every_probe_count_agrees_with_the_spec() {
+    let absent = random_hashes(1, 20_000);
+    for probes in 1..=24u8 {
+        for (n, blocks) in [(1usize, 1u32), (50, 3), (2000, 40), (3000, 500)] {
+            let present = random_hashes(u64::from(probes) << 20 | n as u64, n);
+            let params = BlockedBloomParams::new(blocks, probes).unwrap();
+            let block = build_hashes(Explicit(FilterPlan::BlockedBloom(params)), &present);
+            let passed = agree(
+                &format!("BlockedBloom k {probes}, {blocks} blocks, {n} keys"),
+                &block,
+                &present,
+                &absent,
+            );
+            // An overfull filter lets most absent keys through, a sparse one few: the answers are not constant.
+            if n == 2000 {
+                assert!(passed > 0, "k {probes}: nothing passes an overfull filter");
+            }
+            if n == 1 {
+                assert!(
+                    passed < absent.len() / 2,
+                    "k {probes}: {passed} pass a one-key filter"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn blocked_bloom_writer_sets_exactly_the_spec_bits() {
+    // One key in one block: the set bits are that key's bits and nothing else.
+    for probes in 1..=24u8 {
+        let params = BlockedBloomParams::new(1, probes).unwrap();
+        for h in random_hashes(u64::from(probes), 2000)
+            .into_iter()
+            .chain([0, u64::MAX, 1 << 63])
+        {
+            let block = build_hashes(Explicit(FilterPlan::BlockedBloom(params)), &[h]);
+            let set: Vec<u32> = (0..512u32)
+                .filter(|&p| block[(p / 8) as usize] >> (p % 8) & 1 == 1)
+                .collect();
+            let mut want = spec::blocked_bloom_bits(h, u32::from(probes));
+            want.sort_unstable();
+            assert_eq!(set, want, "k {probes}, hash {h:#x}");
+        }
+    }
+}
+
+#[test]
+fn blocked_bloom_hashes_that_repeat_draws_agree_with_the_spec() {
+    // Hashes whose first draw word repeats a draw take the exact distinct-draw path on both sides; hash 0 draws
+    // position 0 seven times in its first word.
+    let params = BlockedBloomParams::new(1, 24).unwrap();
+    let repeating: Vec<u64> = random_hashes(99, 200_000)
+        .into_iter()
+        .filter(|&h| {
+            let x = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let draws: Vec<u64> = (0..7).map(|j| (x >> (64 - 9 * (j + 1))) & 511).collect();
+            (0..7).any(|a| (a + 1..7).any(|b| draws[a] == draws[b]))
+        })
+        .take(300)
+        .chain([0])
+        .collect();
+    assert!(repeating.len() > 100);
+    for &h in &repeating {
+        let block = build_hashes(Explicit(FilterPlan::BlockedBloom(params)), &[h]);
+        let set = (0..512u32)
+            .filter(|&p| block[(p / 8) as usize] >> (p % 8) & 1 == 1)
+            .count();
+        assert_eq!(set, 24, "hash {h:#x}: k distinct bits");
+        agree(
+            &format!("repeating draws, hash {h:#x}"),
+            &block,
+            &[h],
+            &random_hashes(h, 200),
+        );
+    }
+}
+
+/// Ribbon blocks for `r` result columns: lower blocks only, upper blocks only (a rate just above `2^-(r+1)`
+/// rounds the share of lower blocks to zero in a small filter) and mixed.
+fn ribbon_rates(r: u32) -> Vec<(&'static str, f64)> {
+    let mut rates = vec![("lower only", (-f64::from(r)).exp2())];
+    if r < 32 {
+        rates.push(("mixed", (-f64::from(r) - 0.5).exp2()));
+        rates.push(("upper only", (-f64::from(r) - 0.999).exp2()));
+    }
+    rates
+}
+
+#[test]
+fn ribbon_every_column_count_and_layout_agrees_with_the_spec() {
+    let absent = random_hashes(2, 1000);
+    let mut layouts = std::collections::BTreeSet::new();
+    for r in 1..=32u32 {
+        for (shape, fpr) in ribbon_rates(r) {
+            for n in [130usize, 1000, 9000] {
+                let present = random_hashes(u64::from(r) << 32 | n as u64, n);
+                let block = build_hashes(RibbonPolicy::with_fpr(fpr), &present);
+                let what = format!("Ribbon r {r} ({shape}), {n} keys");
+                let filter = FilterBlock::open(&block[..]).unwrap();
+                // A small key set may get the BlockedBloom fallback; a thousand keys are always Ribbon.
+                if let sstfilter::KindParams::Ribbon(params) = *filter.params() {
+                    let upper = params.upper_start_block() < params.num_blocks();
+                    let lower = params.upper_start_block() > 0;
+                    layouts.insert((params.lower_columns(), lower, upper));
+                } else {
+                    assert!(n < 1000, "{what}: {:?}", filter.kind());
+                }
+                let sample: Vec<u64> = present.iter().step_by((n / 300).max(1)).copied().collect();
+                agree(&what, &block, &sample, &absent);
+                // Every present key through the crate's reader (the spec reader saw a sample).
+                assert!(
+                    present.iter().all(|&h| filter.may_contain_hash(KeyHash(h))),
+                    "{what}"
+                );
+            }
+        }
+    }
+    // Every column count was reached with lower blocks, and 1..=31 with upper blocks alone and mixed.
+    for r in 1..=32 {
+        assert!(layouts.contains(&(r, true, false)), "r {r} lower only");
+        if r < 32 {
+            assert!(layouts.contains(&(r, false, true)), "r {r} upper only");
+            assert!(layouts.contains(&(r, true, true)), "r {r} mixed");
+        }
+    }
+}
+
+#[test]
+fn standard_bloom_every_probe_count_agrees_with_the_spec() {
+    let absent = random_hashes(3, 5000);
+    for hashes in 1..=255u32 {
+        for (n, bits) in [(1usize, 1u64), (20, 1001), (300, 3000)] {
+            let present = random_hashes(u64::from(hashes) << 20 | n as u64, n);
+            let params = StandardBloomParams::new(bits, hashes).unwrap();
+            let block = build_hashes(Explicit(FilterPlan::StandardBloom(params)), &present);
+            agree(
+                &format!("StandardBloom k {hashes}, m {bits}, {n} keys"),
+                &block,
+                &present,
+                &absent,
+            );
+        }
+    }
+}
+
+#[test]
+fn standard_bloom_writer_sets_exactly_the_spec_bits() {
+    for hashes in [1u32, 2, 7, 30, 255] {
+        for bits in [1u64, 63, 64, 65, 1001] {
+            let params = StandardBloomParams::new(bits, hashes).unwrap();
+            for h in random_hashes(u64::from(hashes) * bits, 200) {
+                let block = build_hashes(Explicit(FilterPlan::StandardBloom(params)), &[h]);
+                let set: Vec<u128> = (0..u128::from(bits))
+                    .filter(|&p| block[(p / 8) as usize] >> (p % 8) & 1 == 1)
+                    .collect();
+                let mut want: Vec<u128> = (0..u128::from(hashes))
+                    .map(|i| {
+                        ((u128::from(h) + i * u128::from(h.rotate_left(32))) % (1 << 64)
+                            * u128::from(bits))
+                            >> 64
+                    })
+                    .collect();
+                want.sort_unstable();
+                want.dedup();
+                assert_eq!(set, want, "k {hashes}, m {bits}, hash {h:#x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn in_memory_blocks_agree_with_the_spec() {
+    let keys: Vec<Vec<u8>> = (0..500).map(|i| format!("m{i}").into_bytes()).collect();
+    let mut filter = sstfilter::BloomFilter::with_size(3001, 4);
+    filter.extend(keys.iter().map(Vec::as_slice));
+    let present: Vec<u64> = keys.iter().map(|k| key_hash(k).get()).collect();
+    agree(
+        "BloomFilter::to_block",
+        &filter.to_block(),
+        &present,
+        &random_hashes(4, 5000),
+    );
+}
+
+#[test]
+fn golden_blocks_agree_with_the_spec() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        let block: Vec<u8> = digits
+            .chunks(2)
+            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
+            .collect();
+        let n = FilterBlock::open(&block[..]).unwrap().num_keys();
+        let present: Vec<u64> = (0..n)
+            .map(|i| key_hash(format!("golden-{i}").as_bytes()).get())
+            .collect();
+        agree(&name, &block, &present, &random_hashes(5, 3000));
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked}");
+}
+
+#[test]
+fn the_container_is_refused_and_accepted_alike() {
+    // Every value of every trailer byte, and every truncation, of one block of each kind: both readers accept
+    // exactly the same variants, and agree on the answers of those they accept.
+    let present = random_hashes(6, 300);
+    let blocks = [
+        build_hashes(
+            Explicit(FilterPlan::BlockedBloom(
+                BlockedBloomParams::new(5, 6).unwrap(),
+            )),
+            &present,
+        ),
+        build_hashes(RibbonPolicy::with_fpr(0.01), &present),
+        build_hashes(
+            Explicit(FilterPlan::StandardBloom(
+                StandardBloomParams::new(3000, 7).unwrap(),
+            )),
+            &present,
+        ),
+        build_hashes(
+            Explicit(FilterPlan::BlockedBloom(
+                BlockedBloomParams::new(0, 6).unwrap(),
+            )),
+            &[],
+        ),
+    ];
+    let absent = random_hashes(7, 100);
+    let mut accepted = 0;
+    for block in &blocks {
+        let trailer = block.len() - spec::TRAILER_LEN;
+        let mut variants: Vec<Vec<u8>> =
+            (0..block.len()).map(|len| block[..len].to_vec()).collect();
+        for at in trailer..block.len() - 4 {
+            for value in 0..=255u8 {
+                let mut damaged = block.clone();
+                damaged[at] = value;
+                // Recompute the CRC, so that only the structure decides.
+                let end = damaged.len() - 4;
+                let crc = spec::crc32(&damaged[..end]);
+                damaged[end..].copy_from_slice(&crc.to_le_bytes());
+                variants.push(damaged);
+            }
+        }
+        for variant in &variants {
+            let ours = FilterBlock::open(&variant[..]);
+            let reference = spec::open(variant);
+            assert_eq!(ours.is_ok(), reference.is_ok(), "{ours:?} vs {reference:?}");
+            if let (Ok(ours), Ok(reference)) = (ours, reference) {
+                accepted += 1;
+                for &h in present.iter().chain(&absent) {
+                    assert_eq!(
+                        ours.may_contain_hash(KeyHash(h)),
+                        reference.may_contain_hash(h)
+                    );
+                }
+            }
+        }
+    }
+    assert!(accepted > 4 * 36, "{accepted}");
+}
