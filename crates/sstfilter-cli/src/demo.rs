@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sstfilter::sizing::FilterModel;
-use sstfilter::{FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, TRAILER_LEN, key_hash};
+use sstfilter::{
+    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, TRAILER_LEN, key_hash,
+};
 use sstfilter_table::{SharedFilterPolicy, Table, TableBuilder, TableOptions, TableStats};
 
 use crate::CliResult;
@@ -235,7 +237,8 @@ fn measure(
         return Err(format!("present key {key:?} was not found with its value").into());
     }
 
-    let filters: Vec<&FilterBlock<Vec<u8>>> = tables.iter().filter_map(Table::filter).collect();
+    let filters: Vec<&FilterBlock<AlignedBlock>> =
+        tables.iter().filter_map(Table::filter).collect();
     let fpr_theory = (!filters.is_empty())
         .then(|| filters.iter().map(|f| f.expected_fpr()).sum::<f64>() / filters.len() as f64);
     let filter_bytes = tables

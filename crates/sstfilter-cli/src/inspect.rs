@@ -7,7 +7,7 @@ use std::fs::File;
 use std::path::Path;
 
 use sstfilter::sizing::bits_per_key_bound;
-use sstfilter::{Error, FilterBlock, KindParams, TRAILER_LEN};
+use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, TRAILER_LEN};
 use sstfilter_table::{ReadAt, TABLE_FORMAT_VERSION, TABLE_MAGIC, Table};
 
 use crate::CliResult;
@@ -101,8 +101,8 @@ fn inspect_block(path: &Path, file: &File, len: u64) -> CliResult<()> {
         .into());
     }
     let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
-    let mut bytes = vec![0u8; size];
-    file.read_exact_at(&mut bytes, 0)?;
+    let mut bytes = AlignedBlock::zeroed(size);
+    file.read_exact_at(bytes.as_mut(), 0)?;
     let filter =
         FilterBlock::open(bytes).map_err(|e| format!("{name}: corrupt filter block: {e}"))?;
     println!("{name}: filter block");

@@ -35,7 +35,9 @@ use ::slatedb::bytes::BufMut;
 use ::slatedb::prefix_extractor::{PrefixExtractor, PrefixTarget};
 use ::slatedb::{Filter, FilterBuilder, FilterQuery, FilterTarget, RowEntry};
 
-use sstfilter::{FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, STORE_POLICY_NAME};
+use sstfilter::{
+    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, STORE_POLICY_NAME,
+};
 
 /// Any of our [`FilterPolicy`]s (BlockedBloom, or any other kind, including your own policies) as a
 /// `slatedb::FilterPolicy`.
@@ -145,7 +147,9 @@ where
     }
 
     fn decode(&self, data: &[u8]) -> Arc<dyn Filter> {
-        let bytes = data.to_vec();
+        // One copy, into a buffer whose BlockedBloom blocks are each one cache line (SlateDB's bytes come at any
+        // alignment); the decoded filter then lives in SlateDB's filter cache.
+        let bytes = AlignedBlock::copy_from(data);
         let block = match FilterBlock::open_verified(bytes) {
             Ok(block) => Decoded::Block(block),
             Err(_) => {
@@ -227,7 +231,7 @@ impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
             FilterBlockBuilder::new(self.policy.clone()),
         );
         self.last_prefix = None;
-        let bytes = builder.finish();
+        let bytes = AlignedBlock::copy_from(&builder.finish());
         let block = match FilterBlock::open(bytes) {
             Ok(block) => Decoded::Block(block),
             // A block this crate just wrote always opens; if it ever did not, it must still never hide a key.
@@ -243,7 +247,7 @@ impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
 /// A decoded filter, or the bytes of one that could not be used.
 #[derive(Clone)]
 enum Decoded {
-    Block(FilterBlock<Vec<u8>>),
+    Block(FilterBlock<AlignedBlock>),
     /// Answers "may match" for everything; keeps its bytes so that re-encoding loses nothing.
     Unusable(Vec<u8>),
 }

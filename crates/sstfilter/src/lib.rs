@@ -56,6 +56,8 @@
 //! `inspect`, `calc`).
 
 #![deny(missing_docs)]
+// `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust.
+#![deny(unsafe_code)]
 #![warn(unreachable_pub)]
 // The decoding paths must not be able to panic on untrusted bytes; exceptions carry a reason.
 #![cfg_attr(
@@ -68,6 +70,7 @@
     )
 )]
 
+mod aligned;
 mod builder;
 mod error;
 mod format;
@@ -78,11 +81,13 @@ pub mod leveldb;
 mod math;
 mod memory;
 mod policy;
+mod prefetch;
 mod reader;
 pub mod sizing;
 mod stats;
 mod tag;
 
+pub use aligned::AlignedBlock;
 pub use builder::FilterBlockBuilder;
 pub use error::{Error, Result};
 pub use format::{FORMAT_VERSION, STORE_POLICY_NAME, TRAILER_LEN};

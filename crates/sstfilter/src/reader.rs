@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::format::{Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
-use crate::kind::KindParams;
+use crate::kind::{BatchQuery, KindParams, Query};
 use crate::tag::FilterKind;
 
 /// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
@@ -46,6 +46,9 @@ pub struct FilterBlock<B> {
     payload_len: usize,
     trailer: Trailer,
     params: KindParams,
+    /// The queries compiled for this block's kind and probe count, chosen once here rather than on every query.
+    query: Query,
+    batch_query: BatchQuery,
 }
 
 impl<B: AsRef<[u8]>> FilterBlock<B> {
@@ -58,11 +61,14 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         let (payload_len, trailer) = Trailer::decode(block)?;
         let params =
             KindParams::decode(trailer.kind, &trailer.params, payload_len, trailer.num_keys)?;
+        let (query, batch_query) = params.queries();
         Ok(FilterBlock {
             bytes,
             payload_len,
             trailer,
             params,
+            query,
+            batch_query,
         })
     }
 
@@ -97,7 +103,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     #[inline]
     #[must_use]
     pub fn may_contain_hash(&self, hash: KeyHash) -> bool {
-        self.params.may_contain(self.payload(), hash.get())
+        (self.query)(&self.params, self.payload(), hash.get())
     }
 
     /// Answers [`may_contain`](Self::may_contain) for many keys at once, writing `results[i]` for `keys[i]`.
@@ -129,8 +135,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     }
 
     fn answer_batch(&self, hashes: &[u64], results: &mut [bool]) {
-        self.params
-            .may_contain_batch(self.payload(), hashes, results);
+        (self.batch_query)(&self.params, self.payload(), hashes, results);
     }
 
     /// The payload: the block without its trailer (`open` checked the length).

@@ -39,9 +39,61 @@ macro_rules! dispatch_probes {
     };
 }
 
+/// The pair of monomorphised queries `($single::<K>, $batch::<K>)` for the probe count `$k`, chosen once when a
+/// block is opened (see [`Query`]); a count outside `1..=MAX_PROBES` (impossible after validation) gives
+/// `$otherwise`, which must answer "may contain".
+macro_rules! select_probes {
+    ($k:expr, otherwise $otherwise:expr, $single:ident, $batch:ident) => {
+        match $k {
+            1 => ($single::<1> as Query, $batch::<1> as BatchQuery),
+            2 => ($single::<2>, $batch::<2>),
+            3 => ($single::<3>, $batch::<3>),
+            4 => ($single::<4>, $batch::<4>),
+            5 => ($single::<5>, $batch::<5>),
+            6 => ($single::<6>, $batch::<6>),
+            7 => ($single::<7>, $batch::<7>),
+            8 => ($single::<8>, $batch::<8>),
+            9 => ($single::<9>, $batch::<9>),
+            10 => ($single::<10>, $batch::<10>),
+            11 => ($single::<11>, $batch::<11>),
+            12 => ($single::<12>, $batch::<12>),
+            13 => ($single::<13>, $batch::<13>),
+            14 => ($single::<14>, $batch::<14>),
+            15 => ($single::<15>, $batch::<15>),
+            16 => ($single::<16>, $batch::<16>),
+            17 => ($single::<17>, $batch::<17>),
+            18 => ($single::<18>, $batch::<18>),
+            19 => ($single::<19>, $batch::<19>),
+            20 => ($single::<20>, $batch::<20>),
+            21 => ($single::<21>, $batch::<21>),
+            22 => ($single::<22>, $batch::<22>),
+            23 => ($single::<23>, $batch::<23>),
+            24 => ($single::<24>, $batch::<24>),
+            _ => $otherwise,
+        }
+    };
+}
+
 pub(crate) mod blocked_bloom;
 pub(crate) mod ribbon;
 pub(crate) mod standard_bloom;
+
+/// A membership query compiled for one kind and one probe (or column) count: `query(params, payload, h)` for the
+/// parameters it was chosen for. [`KindParams::queries`] picks it once, when a block is opened, so that each
+/// query runs a small function with its loop unrolled instead of two dispatches on the kind and the count.
+pub(crate) type Query = fn(&KindParams, &[u8], u64) -> bool;
+
+/// The batched form of [`Query`]: answers for every hash of `hashes` into the matching slot of `out` (up to the
+/// shorter of the two).
+pub(crate) type BatchQuery = fn(&KindParams, &[u8], &[u64], &mut [bool]);
+
+/// The queries that answer "may contain" for everything (parameters that cannot be probed).
+pub(crate) const MAY_CONTAIN_ALL: (Query, BatchQuery) =
+    (|_, _, _| true, |_, _, _, out: &mut [bool]| out.fill(true));
+
+/// The queries of a filter built from no keys: "absent" for everything.
+pub(crate) const CONTAINS_NOTHING: (Query, BatchQuery) =
+    (|_, _, _| false, |_, _, _, out: &mut [bool]| out.fill(false));
 
 use crate::error::Result;
 use crate::format::PARAMS_LEN;
@@ -109,27 +161,20 @@ impl KindParams {
         }
     }
 
-    /// Whether a key with hash `h` may be in `payload`, which these parameters were decoded against.
-    #[inline]
-    pub(crate) fn may_contain(&self, payload: &[u8], h: u64) -> bool {
+    /// The single and batched queries for these parameters (see [`Query`]).
+    pub(crate) fn queries(&self) -> (Query, BatchQuery) {
         match self {
-            KindParams::BlockedBloom(p) => blocked_bloom::may_contain(payload, p, h),
-            KindParams::Ribbon(p) => ribbon::may_contain(payload, p, h),
-            KindParams::StandardBloom(p) => standard_bloom::may_contain(payload, p, h),
+            KindParams::BlockedBloom(p) => blocked_bloom::queries(p),
+            KindParams::Ribbon(p) => ribbon::queries(p),
+            KindParams::StandardBloom(_) => standard_bloom::QUERIES,
         }
     }
 
-    /// [`may_contain`](Self::may_contain) for every hash of `hashes` into the matching slot of `out`.
-    pub(crate) fn may_contain_batch(&self, payload: &[u8], hashes: &[u64], out: &mut [bool]) {
-        match self {
-            KindParams::BlockedBloom(p) => {
-                blocked_bloom::may_contain_batch(payload, p, hashes, out)
-            }
-            KindParams::Ribbon(p) => ribbon::may_contain_batch(payload, p, hashes, out),
-            KindParams::StandardBloom(p) => {
-                standard_bloom::may_contain_batch(payload, p, hashes, out);
-            }
-        }
+    /// Whether a key with hash `h` may be in `payload`, which these parameters were decoded against: the query a
+    /// reader runs, chosen here each time (readers choose it once), for the kinds' own tests.
+    #[cfg(test)]
+    pub(crate) fn may_contain(&self, payload: &[u8], h: u64) -> bool {
+        (self.queries().0)(self, payload, h)
     }
 
     /// The trailer's parameter bytes.

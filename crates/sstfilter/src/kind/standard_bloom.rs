@@ -14,11 +14,12 @@
 //! Bit `p` is bit `p % 8` of payload byte `p / 8`, which is also bit `p % 64` of little-endian 64-bit word
 //! `p / 64`: the in-memory filter keeps `u64` words and serialises them with `to_le_bytes`.
 
-use super::check_reserved;
+use super::{BatchQuery, KindParams, Query, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
 use crate::math::fastrange64;
+use crate::prefetch::prefetch;
 use crate::sizing::rates::standard_bloom_fpr;
 use crate::tag::FilterKind;
 
@@ -201,20 +202,32 @@ pub(crate) fn build(
     let start = out.len();
     out.resize(start + params.payload_len(), 0);
     let payload = out.get_mut(start..).unwrap_or_default();
-    for h in hashes {
+    // `for_each` walks the builder's nested chunk iterators as plain loops (see `blocked_bloom::build`).
+    hashes.for_each(|h| {
         for pos in params.probes(h) {
             if let Some(byte) = payload.get_mut((pos >> 3) as usize) {
                 *byte |= 1 << (pos & 7);
             }
         }
-    }
+    });
 }
 
-/// Whether a key with hash `h` may be in the filter whose block (payload first, then trailer) is `block`, with
-/// `params` validated against it by [`StandardBloomParams::decode`]. A position outside `block` (impossible
-/// after validation) answers "may contain".
-#[inline]
-pub(crate) fn may_contain(block: &[u8], params: &StandardBloomParams, h: u64) -> bool {
+/// The queries of every StandardBloom filter (see [`Query`]): its probe count is not worth a constant, the
+/// probes being spread over the whole array anyway.
+pub(crate) const QUERIES: (Query, BatchQuery) = (query, query_batch);
+
+/// Whether a key with hash `h` may be in the filter whose payload is `block`, with `params` validated against it
+/// by [`StandardBloomParams::decode`]. A position outside `block` (impossible after validation) answers "may
+/// contain".
+fn query(params: &KindParams, block: &[u8], h: u64) -> bool {
+    let KindParams::StandardBloom(params) = params else {
+        return true;
+    };
+    may_contain(block, params, h)
+}
+
+/// [`query`] with the parameters unwrapped.
+fn may_contain(block: &[u8], params: &StandardBloomParams, h: u64) -> bool {
     params.probes(h).all(|pos| {
         block
             .get((pos >> 3) as usize)
@@ -222,15 +235,19 @@ pub(crate) fn may_contain(block: &[u8], params: &StandardBloomParams, h: u64) ->
     })
 }
 
-/// [`may_contain`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two).
-/// The probes of a standard Bloom filter are scattered over the whole array, so there is no cache line to fetch
-/// ahead: this is the single query in a loop.
-pub(crate) fn may_contain_batch(
-    block: &[u8],
-    params: &StandardBloomParams,
-    hashes: &[u64],
-    out: &mut [bool],
-) {
+/// [`query`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two): first
+/// every probed line of every key is prefetched, so that the misses of all of them overlap, then each key is
+/// probed.
+fn query_batch(params: &KindParams, block: &[u8], hashes: &[u64], out: &mut [bool]) {
+    let KindParams::StandardBloom(params) = params else {
+        out.fill(true);
+        return;
+    };
+    for &h in hashes {
+        for pos in params.probes(h) {
+            prefetch(block, (pos >> 3) as usize);
+        }
+    }
     for (answer, &h) in out.iter_mut().zip(hashes) {
         *answer = may_contain(block, params, h);
     }
@@ -324,7 +341,7 @@ mod tests {
         assert_eq!(block.len(), p.payload_len());
         assert!(hashes.iter().all(|&h| may_contain(&block, &p, h)));
         let mut out = vec![false; hashes.len()];
-        may_contain_batch(&block, &p, &hashes, &mut out);
+        query_batch(&KindParams::StandardBloom(p), &block, &hashes, &mut out);
         assert!(out.iter().all(|&b| b));
         // A block too short for its parameters answers "may contain" rather than reading out of bounds.
         assert!(may_contain(&[], &p, 12345));

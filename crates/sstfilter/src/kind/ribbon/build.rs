@@ -32,12 +32,13 @@ pub(crate) fn build(
     let total_slots = plan.total_slots();
 
     // Keys per shard.
+    // (`for_each` walks the builder's nested chunk iterators as plain loops; `for` would not.)
     let mut counts = vec![0u32; num_shards as usize];
-    for h in hashes.clone() {
+    hashes.clone().for_each(|h| {
         if let Some(count) = counts.get_mut(shard_of(h, num_shards)) {
             *count = count.saturating_add(1);
         }
-    }
+    });
     let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
     if n != plan.num_keys() || n == 0 {
         return Err(Unbuildable::KeyCountChanged);
@@ -68,14 +69,14 @@ pub(crate) fn build(
     // The hashes grouped by shard (a counting sort), so each shard is solved from a contiguous slice.
     let mut grouped = vec![0u64; n as usize];
     let mut cursor = offsets.clone();
-    for h in hashes {
+    hashes.for_each(|h| {
         if let Some(at) = cursor.get_mut(shard_of(h, num_shards)) {
             if let Some(slot) = grouped.get_mut(*at) {
                 *slot = h;
             }
             *at += 1;
         }
-    }
+    });
 
     let start = out.len();
     out.resize(start + params.payload_len(), 0);

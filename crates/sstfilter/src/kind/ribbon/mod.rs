@@ -28,7 +28,7 @@ mod plan;
 mod row;
 mod solution;
 
-use super::check_reserved;
+use super::{BatchQuery, KindParams, Query, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
@@ -190,65 +190,60 @@ impl RibbonParams {
     }
 }
 
-/// Whether a key with hash `h` may be in the filter whose payload is `block`, with `params` validated against it
-/// by [`RibbonParams::decode`].
-///
-/// One fastrange picks the shard, one 9-byte read gets its directory entry, a remix gives the row, and the
-/// probe reads the three 64-slot blocks the row spans. Anything impossible in the directory (a shard smaller
-/// than a row, or past the solution) answers "may contain"; an empty shard holds no key.
-#[inline]
-pub(crate) fn may_contain(block: &[u8], params: &RibbonParams, h: u64) -> bool {
-    dispatch_probes!(
+/// The queries for `params` (see [`Query`]), with the widest block's column count as a constant. Column counts
+/// above 24 (rates below 2^-24) share the [`WIDEST`] instance.
+pub(crate) fn queries(params: &RibbonParams) -> (Query, BatchQuery) {
+    select_probes!(
         params.shape.max_columns(),
-        otherwise query::<WIDEST>(block, params, h),
+        otherwise(query::<WIDEST>, query_batch::<WIDEST>),
         query,
-        block,
-        params,
-        h
+        query_batch
     )
 }
 
-/// [`may_contain`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two).
+/// Whether a key with hash `h` may be in `block`, the payload of a Ribbon filter with `params` (the query a
+/// reader chooses, for the kind's own tests).
+#[cfg(test)]
+pub(crate) fn may_contain(block: &[u8], params: &RibbonParams, h: u64) -> bool {
+    KindParams::Ribbon(*params).may_contain(block, h)
+}
+
+/// [`may_contain`] for every hash of `hashes`, into the matching slot of `out`.
+#[cfg(test)]
 pub(crate) fn may_contain_batch(
     block: &[u8],
     params: &RibbonParams,
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    dispatch_probes!(
-        params.shape.max_columns(),
-        otherwise query_batch::<WIDEST>(block, params, hashes, out),
-        query_batch,
-        block,
-        params,
-        hashes,
-        out
-    );
+    let params = KindParams::Ribbon(*params);
+    (params.queries().1)(&params, block, hashes, out);
 }
 
-/// [`may_contain_batch`] with the shape's column count `M` as a constant.
+/// The batched query with the shape's column count `M` as a constant.
 ///
-/// Each group of hashes is processed in two passes: the first locates every key's row and loads one byte of
-/// each cache line the probe will read, so that all of them are fetched from memory at the same time; the
-/// second probes, from the L1 cache. A single query cannot overlap its misses with the next one's this well.
+/// Each group of hashes is processed in two passes: the first locates every key's row and prefetches each cache
+/// line the probe will read, so that all of them are fetched from memory at the same time; the second probes,
+/// from the L1 cache. A single query cannot overlap its misses with the next one's this well.
 fn query_batch<const M: usize>(
+    params: &KindParams,
     block: &[u8],
-    params: &RibbonParams,
     hashes: &[u64],
     out: &mut [bool],
 ) {
+    let KindParams::Ribbon(params) = params else {
+        out.fill(true);
+        return;
+    };
     const GROUP: usize = 16;
     for (hashes, out) in hashes.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
         let mut located = [None; GROUP];
-        let mut touched = 0u8;
         for (place, &h) in located.iter_mut().zip(hashes) {
             *place = locate(block, params, h);
             if let Some((equation, solution)) = place {
-                touched ^= solution::touch::<M>(&params.shape, solution, equation.start);
+                solution::prefetch_span::<M>(&params.shape, solution, equation.start);
             }
         }
-        // Keep the touching loads: their only purpose is to start the cache misses early.
-        core::hint::black_box(touched);
         for ((answer, place), &h) in out.iter_mut().zip(located).zip(hashes) {
             *answer = match place {
                 Some((equation, solution)) => {
@@ -260,9 +255,16 @@ fn query_batch<const M: usize>(
     }
 }
 
-/// [`may_contain`] with the shape's column count `M` as a constant.
-#[inline(always)]
-fn query<const M: usize>(block: &[u8], params: &RibbonParams, h: u64) -> bool {
+/// Whether a key with hash `h` may be in the filter whose payload is `block`, with `M` the widest column count of
+/// `params`, validated against the payload by [`RibbonParams::decode`].
+///
+/// One fastrange picks the shard, one 9-byte read gets its directory entry, a remix gives the row, and the
+/// probe reads the three 64-slot blocks the row spans. Anything impossible in the directory (a shard smaller
+/// than a row, or past the solution) answers "may contain"; an empty shard holds no key.
+fn query<const M: usize>(params: &KindParams, block: &[u8], h: u64) -> bool {
+    let KindParams::Ribbon(params) = params else {
+        return true;
+    };
     match locate(block, params, h) {
         Some((row, solution)) => solution::probe::<M>(&params.shape, solution, &row),
         None => !block_holds_no_key(block, params, h),

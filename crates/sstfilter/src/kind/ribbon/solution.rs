@@ -15,6 +15,7 @@
 
 use super::Equation;
 use super::banding::Banding;
+use crate::prefetch::prefetch;
 use crate::sizing::rates::ribbon_fpr;
 
 /// Slots per block: one 64-bit word per column.
@@ -165,11 +166,10 @@ fn spanned_blocks(shape: &Shape, block: u64) -> [u64; 3] {
     [first, second, second + u64::from(shape.columns(block + 1))]
 }
 
-/// Loads one byte of each cache line that [`probe`] reads for a row starting at `start`, and returns them
-/// folded together (for the caller to keep alive): issued for many keys before probing them, these loads
-/// overlap their cache misses.
+/// Prefetches each cache line that [`probe`] reads for a row starting at `start`: issued for many keys before
+/// probing them, the prefetches overlap their cache misses.
 #[inline(always)]
-pub(crate) fn touch<const M: usize>(shape: &Shape, solution: &[u8], start: u64) -> u8 {
+pub(crate) fn prefetch_span<const M: usize>(shape: &Shape, solution: &[u8], start: u64) {
     let [first, _, third] = spanned_blocks(shape, start / BLOCK_SLOTS);
     let byte = |word: u64| {
         usize::try_from(word)
@@ -177,17 +177,16 @@ pub(crate) fn touch<const M: usize>(shape: &Shape, solution: &[u8], start: u64) 
             .and_then(|w| w.checked_mul(WORD_BYTES))
     };
     let (Some(from), Some(to)) = (byte(first), byte(third + M as u64)) else {
-        return 0;
+        return;
     };
-    // The words span at most `3·M·8` bytes: one load per 64 bytes and one at the end reach every line.
-    let mut folded = solution.get(to.saturating_sub(1)).copied().unwrap_or(0);
+    // The words span at most `3·M·8` bytes: one prefetch per 64 bytes and one at the end reach every line.
     for line in 0..(3 * M * WORD_BYTES).div_ceil(CACHE_LINE) {
         let at = from + line * CACHE_LINE;
         if at < to {
-            folded ^= solution.get(at).copied().unwrap_or(0);
+            prefetch(solution, at);
         }
     }
-    folded
+    prefetch(solution, to.saturating_sub(1));
 }
 
 /// Bytes per cache line on every mainstream CPU.
@@ -362,8 +361,8 @@ mod tests {
             };
             let _ = probe::<9>(&l, &solution, &equation);
             let _ = probe::<9>(&l, &[], &equation);
-            let _ = touch::<9>(&l, &solution, start);
-            let _ = touch::<9>(&l, &[], start);
+            prefetch_span::<9>(&l, &solution, start);
+            prefetch_span::<9>(&l, &[], start);
         }
     }
 }
