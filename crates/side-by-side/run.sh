@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Our filters beside RocksDB's and LevelDB's, interleaved in one script so that every ratio compares two runs made
-# under the same machine state: for each run and key count, RocksDB's FastLocalBloom then our BlockedBloom (plain
-# and aligned), RocksDB's Standard128Ribbon then our Ribbon, LevelDB's Bloom filter then our StandardBloom. Prints
+# under the same machine state: for each run and key count, RocksDB's FastLocalBloom and our BlockedBloom (plain
+# and aligned), RocksDB's Standard128Ribbon and our Ribbon, LevelDB's Bloom filter and our StandardBloom, in an
+# order that rotates from run to run. Prints
 # every line, then the medians and the median of the per-run ratios (ours / theirs; below 1 is faster).
 #
 # Needs (Debian 12): apt-get install librocksdb-dev libleveldb-dev g++ (RocksDB 7.8.3, LevelDB 1.23), the C++ bench
@@ -38,11 +39,18 @@ for run in $(seq 1 "$RUNS"); do
     for n in $SIZES; do
         for pair in $PAIRS; do
             theirs=${pair%%:*}
-            "$cxx" "$theirs" "$n" "$BPK" 0 | sed "s/^/run=$run /" | tee -a "$log"
-            for imp in ${pair#*:}; do
-                for one in ${imp//,/ }; do
+            # Theirs and ours in an order rotated from run to run, so that no program always runs first (or right
+            # after another that just freed a few hundred MiB).
+            programs=("$theirs" ${pair#*:})
+            programs=(${programs[@]//,/ })
+            count=${#programs[@]}
+            for i in $(seq 0 $((count - 1))); do
+                one=${programs[$(( (i + run) % count ))]}
+                if [ "$one" = "$theirs" ]; then
+                    "$cxx" "$theirs" "$n" "$BPK" 0 | sed "s/^/run=$run /" | tee -a "$log"
+                else
                     "$ours" "$one" "$n" "$BPK" 0 | sed "s/^/run=$run vs=$theirs /" | tee -a "$log"
-                done
+                fi
             done
         done
     done
@@ -51,6 +59,7 @@ done
 python3 - "$log" <<'EOF'
 import statistics, sys
 from collections import defaultdict
+
 rows = []
 for line in open(sys.argv[1]):
     fields = line.split()
@@ -62,22 +71,26 @@ for line in open(sys.argv[1]):
     rows.append(row)
 metrics = ["build_ns", "hit_ns", "miss_ns", "batch32_miss_ns"]
 theirs = {(r["run"], r["impl"], r["n"]): r for r in rows if "vs" not in r}
-print("\nmedians over %d runs (ns per key); ratio = median of per-run ours/theirs" % len({r["run"] for r in rows}))
-print("%-18s %-13s %9s %9s %9s %9s %9s %8s" % ("impl", "vs", "n", *metrics, "fp", "bits/key"))
 groups = defaultdict(list)
 for r in rows:
     groups[(r["impl"], r.get("vs", ""), r["n"])].append(r)
-for (imp, vs, n), rs in sorted(groups.items(), key=lambda g: (int(g[0][2]), g[0][1] or g[0][0], g[0][1] != "")):
+runs = len({r["run"] for r in rows})
+print(f"\nmedians over {runs} runs, ns per key; ratio = median of the per-run ratios ours/theirs (per-run ratios)")
+print(f"{'impl':<17} {'n':>9} " + " ".join(f"{m[:-3]:>8}" for m in metrics) + f" {'FPR':>9} {'bits/key':>8}")
+order = sorted(groups, key=lambda g: (int(g[2]), g[1] or g[0], g[1] != "", g[0]))
+for imp, vs, n in order:
+    rs = groups[(imp, vs, n)]
     med = [statistics.median(float(r[m]) for r in rs) for m in metrics]
-    print("%-18s %-13s %9s %9.2f %9.2f %9.2f %9.2f %8.4f%% %8.3f" % (imp, vs or "-", n, *med,
-          100 * statistics.median(float(r["fp"]) for r in rs), statistics.median(float(r["bits_per_key"]) for r in rs)))
+    fpr = 100 * statistics.median(float(r["fp"]) for r in rs)
+    bits = statistics.median(float(r["bits_per_key"]) for r in rs)
+    print(f"{imp:<17} {n:>9} " + " ".join(f"{x:8.2f}" for x in med) + f" {fpr:8.4f}% {bits:8.3f}")
     if vs:
-        ratios = []
         for m in metrics:
             per_run = [float(r[m]) / float(theirs[(r["run"], vs, n)][m]) for r in rs
                        if float(r[m]) > 0 and float(theirs[(r["run"], vs, n)][m]) > 0]
-            ratios.append("%s %.2fx (%s)" % (m, statistics.median(per_run), " ".join("%.2f" % x for x in per_run))
-                          if per_run else "%s -" % m)
-        print("    ratio " + "; ".join(ratios))
+            if per_run:
+                print(f"    {m[:-3]:<11} {statistics.median(per_run):.2f}x vs {vs} ("
+                      + " ".join(f"{x:.2f}" for x in per_run) + ")")
+
 EOF
 rm -f "$log"
