@@ -6,7 +6,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sstfilter::{FilterBlock, TRAILER_LEN};
-use sstfilter_fuzz::Recipe;
+use sstfilter_fuzz::{Prefixes, Recipe};
 
 #[derive(Arbitrary, Debug)]
 enum Edit {
@@ -32,11 +32,13 @@ enum Edit {
 #[derive(Arbitrary, Debug)]
 struct Input {
     recipe: Recipe,
+    prefixes: Option<Prefixes>,
     keys: Vec<Vec<u8>>,
     edits: Vec<Edit>,
 }
 
-/// (offset from the trailer's start, width) of each trailer field, as in FORMAT.md.
+/// (offset from the trailer's start, width) of each trailer field, as in FORMAT.md. (The prefix section before
+/// the trailer is reached by the other edits.)
 const FIELDS: [(usize, usize); 7] = [(0, 4), (4, 1), (5, 1), (6, 2), (8, 16), (24, 8), (32, 4)];
 
 fn apply(block: &mut Vec<u8>, edit: &Edit) {
@@ -76,7 +78,12 @@ fn apply(block: &mut Vec<u8>, edit: &Edit) {
 
 fuzz_target!(|input: Input| {
     // The first block the recipe builds (the only one but for a scalable filter, whose first stage it is).
-    let Some(original) = input.recipe.build(&input.keys).into_iter().next() else {
+    let Some(original) = input
+        .recipe
+        .build(&input.keys, input.prefixes)
+        .into_iter()
+        .next()
+    else {
         return;
     };
     let mut block = original.clone();

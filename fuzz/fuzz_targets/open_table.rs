@@ -1,8 +1,9 @@
-//! Arbitrary bytes as a reference table file: `Table::from_reader` rejects them, or every lookup, the verify
-//! pass, the filter's queries and every accessor run without panicking (what `sstfilter inspect` relies on).
+//! Arbitrary bytes as a reference table file: `Table::from_reader` rejects them, or every lookup, every prefix
+//! scan, the verify pass, the filter's queries and every accessor run without panicking (what `sstfilter inspect` relies on).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use sstfilter::{DelimitedPrefix, FixedPrefix};
 use sstfilter_table::Table;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,10 +24,16 @@ fuzz_target!(|data: &[u8]| {
     }
     for key in data.chunks(9).take(32).chain([&b""[..], &[0xff; 32][..]]) {
         let _ = table.get(key);
+        let _ = table.scan_prefix(&FixedPrefix::new(3), key);
+        let _ = table.scan_prefix(&DelimitedPrefix::new(b':'), key);
     }
     let stats = table.stats();
     assert!(
         stats.filter_negatives + stats.false_positives <= stats.filter_checks,
         "counters are inconsistent: {stats:?}"
+    );
+    assert!(
+        stats.prefix_scans_skipped + stats.prefix_scans_unfiltered <= stats.prefix_scans,
+        "prefix counters are inconsistent: {stats:?}"
     );
 });

@@ -1,20 +1,22 @@
-//! Any key set, any constructor of any policy or in-memory filter with any parameters (`Recipe`): built,
-//! reopened from its bytes and verified, every key is found, by single and batched queries alike.
+//! Any key set, any constructor of any policy or in-memory filter with any parameters (`Recipe`), with or without
+//! prefixes: built, reopened from its bytes and verified, every key is found, by single and batched queries
+//! alike, and no scan over a prefix of a key is answered "absent".
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sstfilter::FilterBlock;
-use sstfilter_fuzz::Recipe;
+use sstfilter::{FilterBlock, PrefixAnswer, PrefixProbe};
+use sstfilter_fuzz::{Prefixes, Recipe};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
     recipe: Recipe,
+    prefixes: Option<Prefixes>,
     keys: Vec<Vec<u8>>,
 }
 
 fuzz_target!(|input: Input| {
-    let blocks = input.recipe.build(&input.keys);
+    let blocks = input.recipe.build(&input.keys, input.prefixes);
     let filters: Vec<FilterBlock<&[u8]>> = blocks
         .iter()
         .map(|b| {
@@ -37,5 +39,26 @@ fuzz_target!(|input: Input| {
     }
     for (key, found) in input.keys.iter().zip(&found) {
         assert!(found, "lost key {key:?} with {:?}", input.recipe);
+    }
+    let Some(prefixes) = input.prefixes else {
+        return;
+    };
+    let extractor = prefixes.extractor.get();
+    for filter in &filters {
+        for key in &input.keys {
+            // Every scan over a prefix of a stored key, and the key's own prefix probe.
+            for end in 0..=key.len().min(24) {
+                assert_ne!(
+                    filter.may_contain_scan(extractor.as_ref(), &key[..end]),
+                    PrefixAnswer::Absent,
+                    "scan {:?} lost key {key:?} with {:?} and {prefixes:?}",
+                    &key[..end],
+                    input.recipe
+                );
+            }
+            if let Some(probe) = PrefixProbe::for_key(extractor.as_ref(), key) {
+                assert!(filter.may_contain_prefix(&probe).may_contain());
+            }
+        }
     }
 });

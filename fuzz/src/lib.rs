@@ -2,10 +2,13 @@
 //! offers), and a routine that exercises every read path of an opened block.
 
 use arbitrary::Arbitrary;
+use std::sync::Arc;
+
 use sstfilter::{
-    BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterBlock,
-    FilterBlockBuilder, FilterPlan, FilterPolicy, KeyHash, RibbonPolicy, ScalableBloomFilter,
-    StandardBloomParams, StandardBloomPolicy, key_hash,
+    BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CappedPrefix, CountingBloomFilter,
+    DelimitedPrefix, FilterBlock, FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix,
+    KeyHash, PrefixExtractor, PrefixProbe, RibbonPolicy, ScalableBloomFilter, StandardBloomParams,
+    StandardBloomPolicy, key_hash,
 };
 
 /// A false-positive rate, log-uniform from 2^-1 to 2^-40 over the 16-bit input (every value is valid).
@@ -48,7 +51,8 @@ pub enum Recipe {
         slot_overhead: Option<u16>,
         max_build_memory: Option<u32>,
     },
-    /// A user's policy planning `BlockedBloomParams::new(blocks, probes)` (probes taken modulo 24, plus one).
+    /// A user's policy planning `BlockedBloomParams::new(blocks, probes)` whatever the key count (probes taken
+    /// modulo 24, plus one).
     BlockedBloomParams { blocks: u8, probes: u8 },
     /// A user's policy planning `StandardBloomParams::new(bits + 1, max(hashes, 1))`.
     StandardBloomParams { bits: u16, hashes: u8 },
@@ -68,6 +72,37 @@ pub enum Recipe {
     },
 }
 
+/// A built-in prefix extractor with its parameter (lengths up to 15, any delimiter byte).
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub enum Extractor {
+    /// `FixedPrefix::new(len % 16)`.
+    Fixed(u8),
+    /// `DelimitedPrefix::new(delimiter)`.
+    Delimited(u8),
+    /// `CappedPrefix::new(len % 16)`.
+    Capped(u8),
+}
+
+impl Extractor {
+    /// The extractor this value stands for.
+    pub fn get(self) -> Arc<dyn PrefixExtractor> {
+        match self {
+            Extractor::Fixed(len) => Arc::new(FixedPrefix::new(usize::from(len % 16))),
+            Extractor::Delimited(delimiter) => Arc::new(DelimitedPrefix::new(delimiter)),
+            Extractor::Capped(len) => Arc::new(CappedPrefix::new(usize::from(len % 16))),
+        }
+    }
+}
+
+/// `FilterBlockBuilder::with_prefixes`: the extractor, and whether whole keys are kept beside the prefixes.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct Prefixes {
+    /// The extractor.
+    pub extractor: Extractor,
+    /// Whether whole keys are added too.
+    pub whole_keys: bool,
+}
+
 /// A policy that plans exactly the given parameters, as a user's own `FilterPolicy` may.
 struct Explicit(FilterPlan);
 
@@ -79,10 +114,14 @@ impl FilterPolicy for Explicit {
 
 impl Recipe {
     /// Builds `keys` into blocks: one block for every recipe but `ScalableBloomFilter`, which gives one per stage.
-    /// Every key is found by at least one of the blocks.
-    pub fn build(&self, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    /// Every key is found by at least one of the blocks. `prefixes` applies to the recipes that build through a
+    /// policy (the in-memory filters hold whole keys only).
+    pub fn build(&self, keys: &[Vec<u8>], prefixes: Option<Prefixes>) -> Vec<Vec<u8>> {
         let through = |policy: &dyn FilterPolicy| {
             let mut builder = FilterBlockBuilder::new(policy);
+            if let Some(p) = prefixes {
+                builder = builder.with_prefixes(p.extractor.get(), p.whole_keys);
+            }
             for key in keys {
                 builder.add_key(key);
             }
@@ -107,11 +146,8 @@ impl Recipe {
                 through(&policy)
             }
             Recipe::BlockedBloomParams { blocks, probes } => {
-                // A BlockedBloom block has blocks exactly when it has keys (FORMAT.md 4.2).
-                let blocks = match (keys.is_empty(), blocks) {
-                    (true, _) => 0,
-                    (false, b) => u32::from(b.max(1)),
-                };
+                // Any size, even none for some keys or some for none: the builder fits it to the key count.
+                let blocks = u32::from(blocks);
                 let params = BlockedBloomParams::new(blocks, probes % 24 + 1).expect("valid");
                 through(&Explicit(FilterPlan::BlockedBloom(params)))
             }
@@ -166,6 +202,20 @@ fn filled(mut filter: BloomFilter, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
     vec![filter.to_block()]
 }
 
+/// The built-in extractor a block names, if it names one: so that fuzzed blocks reach the prefix probes, not only
+/// the "other extractor" answer.
+fn named(name: &str) -> Option<Arc<dyn PrefixExtractor>> {
+    let (kind, parameter) = name.strip_prefix("sstfilter.")?.split_once(':')?;
+    match kind {
+        "fixed" => Some(Arc::new(FixedPrefix::new(parameter.parse().ok()?))),
+        "capped" => Some(Arc::new(CappedPrefix::new(parameter.parse().ok()?))),
+        "delimited" => Some(Arc::new(DelimitedPrefix::new(
+            u8::from_str_radix(parameter, 16).ok()?,
+        ))),
+        _ => None,
+    }
+}
+
 /// Calls every query and accessor of an opened block, with keys taken from `probe_bytes`. Must never panic.
 pub fn exercise<B: AsRef<[u8]>>(filter: &FilterBlock<B>, probe_bytes: &[u8]) {
     let _ = filter.verify();
@@ -174,7 +224,22 @@ pub fn exercise<B: AsRef<[u8]>>(filter: &FilterBlock<B>, probe_bytes: &[u8]) {
         filter.params(),
         filter.num_keys(),
         filter.format_version(),
+        filter.holds_whole_keys(),
     );
+    let extractors: Vec<Arc<dyn PrefixExtractor>> = filter
+        .prefix_extractor_name()
+        .and_then(named)
+        .into_iter()
+        .chain([Extractor::Fixed(3).get(), Extractor::Delimited(b':').get()])
+        .collect();
+    for extractor in &extractors {
+        for scan in probe_bytes.chunks(5).take(16) {
+            let _ = filter.may_contain_scan(extractor.as_ref(), scan);
+            if let Some(probe) = PrefixProbe::for_key(extractor.as_ref(), scan) {
+                let _ = filter.may_contain_prefix(&probe);
+            }
+        }
+    }
     let _ = (
         filter.bits_per_key(),
         filter.expected_fpr(),

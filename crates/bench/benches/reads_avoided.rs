@@ -22,6 +22,8 @@
 
 use std::sync::Arc;
 
+use sstfilter_bench::{env_u64, median_per};
+
 use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter::{BlockedBloomPolicy, RibbonPolicy, StandardBloomPolicy};
 use sstfilter_rusty_leveldb::{LevelDbFormat, RustyLevelDbFilterPolicy};
@@ -30,13 +32,6 @@ use sstfilter_stores as stores;
 use stores::Lookups;
 
 const BITS_PER_KEY: u32 = 10;
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 struct Settings {
     keys: u64,
@@ -52,23 +47,12 @@ struct Row {
     bits_per_key: Option<f64>,
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 impl Row {
     fn of(passes: &[Lookups], lookups: u64, bits_per_key: Option<f64>) -> Row {
         assert!(passes.iter().all(|p| p.found == 0), "absent keys found");
-        let per_get = |x: f64| x / lookups as f64;
         Row {
-            reads_per_get: median(passes.iter().map(|p| per_get(p.reads as f64)).collect()),
-            nanos_per_get: median(
-                passes
-                    .iter()
-                    .map(|p| per_get(p.elapsed.as_nanos() as f64))
-                    .collect(),
-            ),
+            reads_per_get: median_per(passes.iter().map(|p| p.reads as f64), lookups),
+            nanos_per_get: median_per(passes.iter().map(|p| p.elapsed.as_nanos() as f64), lookups),
             bits_per_key,
         }
     }

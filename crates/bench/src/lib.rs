@@ -281,6 +281,26 @@ impl Filter for BinaryFuse16 {
     }
 }
 
+/// The whole number in environment variable `name`, or `default` when it is unset or not a number: how the
+/// store benchmarks take their sizes.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The median of `xs` (the upper one of an even count); NaN for none.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The median of `totals` each divided by `count`: a pass's total per lookup or per scan.
+pub fn median_per(totals: impl Iterator<Item = f64>, count: u64) -> f64 {
+    median(totals.map(|total| total / count as f64).collect())
+}
+
 // The README's examples are compiled and run as doctests here, where every crate they use is a dependency.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

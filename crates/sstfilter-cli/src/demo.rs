@@ -14,6 +14,7 @@ use crate::CliResult;
 use crate::configs::{CONFIGS, FilterConfig};
 use crate::keys;
 use crate::plot::{self, Series, Style};
+use crate::prefix_demo;
 use crate::progress::{bar, tick};
 use crate::text::{TextTable, bytes, per_second, percent, thousands};
 
@@ -31,6 +32,8 @@ pub(crate) struct DemoArgs {
     pub(crate) dir: Option<PathBuf>,
     /// Where to write the FPR chart.
     pub(crate) plot: Option<PathBuf>,
+    /// Run the prefix-scan demo instead.
+    pub(crate) prefix: bool,
 }
 
 /// Seeds of the lookup streams: fixed, so every configuration and every run asks for the same keys.
@@ -87,6 +90,9 @@ pub(crate) fn run(args: &DemoArgs) -> CliResult<()> {
             temp.path()
         }
     };
+    if args.prefix {
+        return prefix_demo::run(root, args.tables, args.bits_per_key);
+    }
     let total = args.keys * args.tables;
     println!(
         "sstfilter demo: an LSM of {} tables x {} keys ({} keys, 16-24 byte keys, 32-byte values, 4 KiB data blocks)",

@@ -126,6 +126,17 @@ fn explain<B: AsRef<[u8]>>(filter: &FilterBlock<B>) {
     );
     println!("  parameters       {}", describe(filter.params()));
     println!("  keys             {}", thousands(filter.num_keys()));
+    match (filter.prefix_extractor_name(), filter.holds_whole_keys()) {
+        (None, _) => println!("  prefixes         none (whole keys only)"),
+        (Some(name), true) => {
+            println!("  prefixes         {name}, beside whole keys (counted among the keys)")
+        }
+        (Some(name), false) => {
+            println!(
+                "  prefixes         {name}, without whole keys (point lookups go through the prefix)"
+            );
+        }
+    }
     println!(
         "  size             {} bytes: payload {} + {TRAILER_LEN}-byte trailer",
         thousands(block_len as u64),

@@ -21,13 +21,14 @@ mod demo;
 mod inspect;
 mod keys;
 mod plot;
+mod prefix_demo;
 mod progress;
 mod text;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Arg, ArgMatches, Command, value_parser};
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
 /// Errors are reported as one line on stderr and exit code 1.
 pub(crate) type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -103,7 +104,16 @@ fn command() -> Command {
                         .help("Build the tables here and keep them (default: a temporary directory)")
                         .value_parser(value_parser!(PathBuf)),
                 )
-                .arg(plot_arg()),
+                .arg(plot_arg())
+                .arg(
+                    Arg::new("prefix")
+                        .long("prefix")
+                        .help(
+                            "Instead, scan key prefixes across an LSM whose filters hold no prefixes, prefixes beside \
+                             whole keys, or prefixes only: tables read and skipped per scan",
+                        )
+                        .action(ArgAction::SetTrue),
+                ),
         )
         .subcommand(
             Command::new("inspect")
@@ -214,6 +224,7 @@ fn demo_args(m: &ArgMatches) -> demo::DemoArgs {
         lookups: m.get_one("lookups").copied().unwrap_or(100_000),
         dir: m.get_one::<PathBuf>("dir").cloned(),
         plot: m.get_one::<PathBuf>("plot").cloned(),
+        prefix: m.get_flag("prefix"),
     }
 }
 

@@ -117,6 +117,32 @@ fn demo_removes_its_temporary_directory() {
 }
 
 #[test]
+fn demo_prefix_scans_skip_tables_with_prefix_filters() {
+    let out = ok(&["demo", "--prefix", "--tables", "4"]);
+    for expected in [
+        "whole keys only",
+        "keys + prefixes",
+        "prefixes only",
+        "sstfilter.delimited:2f",
+        "Every scan returned the same rows in every configuration",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    // Absent tenants: every table read without prefixes, almost none with them.
+    let absent_reads = |config: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(config) && l.contains("absent"))
+            .unwrap();
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let at = cells.iter().position(|&c| c == "absent").unwrap();
+        cells[at + 1].parse().unwrap() // tables read per scan
+    };
+    assert_eq!(absent_reads("whole keys only"), 4.0, "{out}");
+    assert!(absent_reads("keys + prefixes") < 0.2, "{out}");
+}
+
+#[test]
 fn inspect_explains_raw_filter_blocks_and_tables() {
     let dir = tempfile::tempdir().unwrap();
     let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(12.0));
@@ -131,6 +157,7 @@ fn inspect_explains_raw_filter_blocks_and_tables() {
         "kind             BlockedBloom (tag 1)",
         "probes per key",
         "keys             1,000",
+        "prefixes         none",
         "bits/key         12.",
         "expected FPR",
         "ok",

@@ -20,6 +20,14 @@
 //! };
 //! let db = rusty_leveldb::DB::open("/tmp/db", options).expect("open");
 //! ```
+//!
+//! **No prefix filters here.** sstfilter's prefix filters (`FilterBlockBuilder::with_prefixes`, used by the
+//! reference table and the SlateDB adapter) cannot help a LevelDB-style store through this interface: the
+//! table reader consults the filter only from `Get` (one key, one data block; rusty-leveldb's
+//! `table_reader.rs`), never from an iterator, and `rusty_leveldb::FilterPolicy` has no prefix query to answer.
+//! A prefix scan (`seek` plus `next`) reads every table whose key range covers the prefix. An engine that owns
+//! its table reader can ask `FilterBlock::may_contain_scan` before seeking, as
+//! `sstfilter_table::Table::scan_prefix` does.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]

@@ -20,10 +20,12 @@
 //! What the filter holds and answers, as SlateDB's own `BloomFilterPolicy` does:
 //!
 //! * every key of the SST (tombstones included: a lookup must find them), unless whole-key filtering is off;
-//! * with a prefix extractor, the extracted prefix of every key (once per run of equal prefixes);
+//! * with a prefix extractor, the extracted prefix of every key (once per run of equal prefixes), through
+//!   sstfilter's own prefix support: the block records the extractor's name (FORMAT.md, section 2.1), so a
+//!   block is only ever asked about prefixes of the extractor that built it;
 //! * a point query probes the key, or its extracted prefix when whole-key filtering is off; a prefix query probes
 //!   the extracted prefix when the extractor can safely give one; anything else (range queries, a prefix query
-//!   without an extractor) answers "may match".
+//!   without an extractor, a block of another extractor) answers "may match".
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -31,12 +33,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use ::slatedb::bytes::BufMut;
+use ::slatedb::bytes::{BufMut, Bytes};
 use ::slatedb::prefix_extractor::{PrefixExtractor, PrefixTarget};
 use ::slatedb::{Filter, FilterBuilder, FilterQuery, FilterTarget, RowEntry};
 
 use sstfilter::{
-    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, STORE_POLICY_NAME,
+    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, PrefixProbe,
+    STORE_POLICY_NAME,
 };
 
 /// Any of our [`FilterPolicy`]s (BlockedBloom, or any other kind, including your own policies) as a
@@ -49,7 +52,7 @@ use sstfilter::{
 pub struct SlateDbFilterPolicy<P> {
     policy: P,
     whole_key_filtering: bool,
-    prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
+    prefix_extractor: Option<Arc<dyn sstfilter::PrefixExtractor>>,
     name: String,
     stats: FilterStats,
 }
@@ -69,9 +72,22 @@ impl<P> SlateDbFilterPolicy<P> {
         adapter
     }
 
-    /// Also stores the prefix `extractor` gives for each key, so that prefix scans can skip SSTs.
+    /// Also stores the prefix SlateDB's `extractor` gives for each key, so that prefix scans can skip SSTs.
+    /// (SlateDB's extractors take `Bytes`, so each key added or asked about is copied once; an sstfilter
+    /// extractor, through [`with_sstfilter_prefix_extractor`](Self::with_sstfilter_prefix_extractor), is not.)
     #[must_use]
-    pub fn with_prefix_extractor(mut self, extractor: Arc<dyn PrefixExtractor>) -> Self {
+    pub fn with_prefix_extractor(self, extractor: Arc<dyn PrefixExtractor>) -> Self {
+        self.with_sstfilter_prefix_extractor(Arc::new(FromSlateDb(extractor)))
+    }
+
+    /// Also stores the prefix sstfilter's `extractor` ([`sstfilter::FixedPrefix`],
+    /// [`sstfilter::DelimitedPrefix`], [`sstfilter::CappedPrefix`] or your own) gives for each key, so that prefix
+    /// scans can skip SSTs. Wrap the same extractor in [`SlateDbPrefix`] to hand it to SlateDB itself.
+    #[must_use]
+    pub fn with_sstfilter_prefix_extractor(
+        mut self,
+        extractor: Arc<dyn sstfilter::PrefixExtractor>,
+    ) -> Self {
         self.prefix_extractor = Some(extractor);
         self.name = self.compose_name();
         self
@@ -115,7 +131,7 @@ impl<P> SlateDbFilterPolicy<P> {
     fn probes(&self) -> Probes {
         Probes {
             whole_key_filtering: self.whole_key_filtering,
-            prefix_extractor: self.prefix_extractor.clone(),
+            prefixes: self.prefix_extractor.clone(),
         }
     }
 }
@@ -138,11 +154,11 @@ where
     }
 
     fn builder(&self) -> Box<dyn FilterBuilder> {
+        let probes = self.probes();
         Box::new(SlateDbFilterBuilder {
-            builder: FilterBlockBuilder::new(self.policy.clone()),
+            builder: probes.builder(self.policy.clone()),
             policy: self.policy.clone(),
-            probes: self.probes(),
-            last_prefix: None,
+            probes,
         })
     }
 
@@ -172,35 +188,86 @@ where
     }
 }
 
-/// Which hashes a filter holds, and so how a query is turned into a probe.
+/// A SlateDB prefix extractor as sstfilter's: the same name, the same lengths. SlateDB's extractors take `Bytes`,
+/// so each question copies the key or the scan once.
+struct FromSlateDb(Arc<dyn PrefixExtractor>);
+
+impl sstfilter::PrefixExtractor for FromSlateDb {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn prefix_len(&self, key: &[u8]) -> Option<usize> {
+        self.0
+            .prefix_len(&PrefixTarget::Point(Bytes::copy_from_slice(key)))
+    }
+
+    fn scan_prefix_len(&self, scan: &[u8]) -> Option<usize> {
+        // SlateDB's contract for `Prefix` targets is sstfilter's for scans: every extension has that prefix.
+        self.0
+            .prefix_len(&PrefixTarget::Prefix(Bytes::copy_from_slice(scan)))
+    }
+}
+
+/// An sstfilter prefix extractor as SlateDB's (the same name, the same lengths), for SlateDB's own
+/// `BloomFilterPolicy` or anything else in SlateDB that takes an extractor:
+///
+/// ```
+/// use std::sync::Arc;
+/// use sstfilter::DelimitedPrefix;
+/// use sstfilter_slatedb::SlateDbPrefix;
+///
+/// let tenants = SlateDbPrefix(DelimitedPrefix::new(b'/'));
+/// let theirs = slatedb::BloomFilterPolicy::new(10).with_prefix_extractor(Arc::new(tenants));
+/// ```
+#[derive(Debug, Clone)]
+pub struct SlateDbPrefix<E>(pub E);
+
+impl<E: sstfilter::PrefixExtractor> PrefixExtractor for SlateDbPrefix<E> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn prefix_len(&self, target: &PrefixTarget) -> Option<usize> {
+        match target {
+            PrefixTarget::Point(key) => self.0.prefix_len(key),
+            PrefixTarget::Prefix(scan) => self.0.scan_prefix_len(scan),
+        }
+    }
+}
+
+/// Which hashes a filter holds, and so how a query is answered.
 #[derive(Clone)]
 struct Probes {
     whole_key_filtering: bool,
-    prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
+    prefixes: Option<Arc<dyn sstfilter::PrefixExtractor>>,
 }
 
 impl Probes {
-    /// The bytes to probe for `target`, or `None` when the filter cannot rule the target out.
-    fn probe_for<'q>(&self, target: &'q FilterTarget) -> Option<&'q [u8]> {
+    /// Whether `block` may hold a key of `target`. An extractor whose lengths pass the bytes it was given (which
+    /// breaks its contract) makes no probe: "may match", where SlateDB's own policy panics.
+    fn may_match(&self, block: &FilterBlock<AlignedBlock>, target: &FilterTarget) -> bool {
         if let (FilterTarget::Point(key), true) = (target, self.whole_key_filtering) {
-            return Some(key);
+            return block.may_contain(key);
         }
-        let extractor = self.prefix_extractor.as_ref()?;
-        let (bytes, prefix_target) = match target {
-            FilterTarget::Point(key) => (key, PrefixTarget::Point(key.clone())),
-            FilterTarget::Prefix(prefix) => (prefix, PrefixTarget::Prefix(prefix.clone())),
-            FilterTarget::Range { .. } => return None, // no range filter yet: conservatively "may match"
+        let Some(extractor) = self.prefixes.as_deref() else {
+            return true;
         };
-        let len = extractor.prefix_len(&prefix_target)?;
-        bytes.get(..len)
+        let probe = match target {
+            FilterTarget::Point(key) => PrefixProbe::for_key(extractor, key),
+            FilterTarget::Prefix(prefix) => PrefixProbe::for_scan(extractor, prefix),
+            FilterTarget::Range { .. } => None, // no range filter yet: conservatively "may match"
+        };
+        probe.is_none_or(|probe| block.may_contain_prefix(&probe).may_contain())
     }
 
-    /// The prefix stored for `key`. An extractor returning a length past the key (which breaks its contract) is
-    /// clamped to the whole key, so that the same key probes the same bytes; SlateDB's own policy panics there.
-    fn stored_prefix<'k>(&self, key: &'k ::slatedb::bytes::Bytes) -> Option<&'k [u8]> {
-        let extractor = self.prefix_extractor.as_ref()?;
-        let len = extractor.prefix_len(&PrefixTarget::Point(key.clone()))?;
-        Some(key.get(..len).unwrap_or(key))
+    /// A builder of blocks holding what this policy's filters hold.
+    fn builder<P: FilterPolicy>(&self, policy: P) -> FilterBlockBuilder<P> {
+        let builder = FilterBlockBuilder::new(policy);
+        match &self.prefixes {
+            Some(extractor) => builder.with_prefixes(extractor.clone(), self.whole_key_filtering),
+            None => builder,
+        }
     }
 }
 
@@ -208,29 +275,17 @@ struct SlateDbFilterBuilder<P: FilterPolicy> {
     builder: FilterBlockBuilder<P>,
     policy: P,
     probes: Probes,
-    /// The prefix added last: sorted keys give runs of equal prefixes, stored once.
-    last_prefix: Option<Vec<u8>>,
 }
 
 impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
     fn add_entry(&mut self, entry: &RowEntry) {
-        if let Some(prefix) = self.probes.stored_prefix(&entry.key)
-            && self.last_prefix.as_deref() != Some(prefix)
-        {
-            self.builder.add_key(prefix);
-            self.last_prefix = Some(prefix.to_vec());
-        }
-        if self.probes.whole_key_filtering {
-            self.builder.add_key(&entry.key);
-        }
+        // Whole keys and prefixes as configured; a run of equal prefixes is added once.
+        self.builder.add_key(&entry.key);
     }
 
     fn build(&mut self) -> Arc<dyn Filter> {
-        let builder = std::mem::replace(
-            &mut self.builder,
-            FilterBlockBuilder::new(self.policy.clone()),
-        );
-        self.last_prefix = None;
+        let builder =
+            std::mem::replace(&mut self.builder, self.probes.builder(self.policy.clone()));
         let bytes = AlignedBlock::copy_from(&builder.finish());
         let block = match FilterBlock::open(bytes) {
             Ok(block) => Decoded::Block(block),
@@ -272,9 +327,7 @@ impl Filter for SlateDbFilter {
         let Decoded::Block(block) = &self.block else {
             return true;
         };
-        self.probes
-            .probe_for(&query.target)
-            .is_none_or(|probe| block.may_contain(probe))
+        self.probes.may_match(block, &query.target)
     }
 
     fn encode(&self, writer: &mut dyn BufMut) {
@@ -411,6 +464,31 @@ mod tests {
                 .count();
             assert!(absent < 50, "{absent}");
         }
+    }
+
+    #[test]
+    fn sstfilter_extractors_work_directly_and_through_slatedb() {
+        let core = sstfilter::CappedPrefix::new(3);
+        let direct = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+            .with_sstfilter_prefix_extractor(Arc::new(core.clone()));
+        let through = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+            .with_prefix_extractor(Arc::new(SlateDbPrefix(core)));
+        assert_eq!(direct.name(), "sstfilter:p=sstfilter.capped:3");
+        assert_eq!(direct.name(), through.name());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        build(&direct, &keys()).encode(&mut a);
+        build(&through, &keys()).encode(&mut b);
+        assert_eq!(a, b, "the same extractor gives the same block either way");
+
+        // SlateDB's two questions are sstfilter's two: a key's prefix, and a scan's.
+        let capped = SlateDbPrefix(sstfilter::CappedPrefix::new(3));
+        let ask = |target| capped.prefix_len(&target);
+        assert_eq!(ask(PrefixTarget::Point(Bytes::from_static(b"ab"))), Some(2));
+        assert_eq!(ask(PrefixTarget::Prefix(Bytes::from_static(b"ab"))), None);
+        assert_eq!(
+            ask(PrefixTarget::Prefix(Bytes::from_static(b"abcd"))),
+            Some(3)
+        );
     }
 
     #[test]

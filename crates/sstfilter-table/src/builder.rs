@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::block::BlockBuilder;
 use super::error::{TableError, TableResult};
 use super::format::{BlockHandle, Footer, append_crc};
-use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder, FilterPolicy};
+use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder, FilterPolicy, PrefixExtractor};
 
 /// Default target size of a data block: 4 KiB, LevelDB's default and one page of most file systems.
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
@@ -41,6 +41,7 @@ pub type SharedFilterPolicy = Arc<dyn FilterPolicy + Send + Sync>;
 pub struct TableOptions {
     block_size: usize,
     filter: Option<SharedFilterPolicy>,
+    prefixes: Option<(Arc<dyn PrefixExtractor>, bool)>,
 }
 
 impl Default for TableOptions {
@@ -48,6 +49,7 @@ impl Default for TableOptions {
         TableOptions {
             block_size: DEFAULT_BLOCK_SIZE,
             filter: Some(Arc::new(BlockedBloomPolicy::new(10.0))),
+            prefixes: None,
         }
     }
 }
@@ -57,6 +59,10 @@ impl fmt::Debug for TableOptions {
         f.debug_struct("TableOptions")
             .field("block_size", &self.block_size)
             .field("has_filter", &self.filter.is_some())
+            .field(
+                "prefix_extractor",
+                &self.prefixes.as_ref().map(|(e, _)| e.name()),
+            )
             .finish()
     }
 }
@@ -87,6 +93,19 @@ impl TableOptions {
     #[must_use]
     pub fn without_filter(mut self) -> Self {
         self.filter = None;
+        self
+    }
+
+    /// Also stores the prefix `extractor` gives each key in the filter block, so that
+    /// [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix. With
+    /// `whole_keys` false, only prefixes are stored: smaller, but point lookups are no longer filtered.
+    #[must_use]
+    pub fn prefix_extractor(
+        mut self,
+        extractor: Arc<dyn PrefixExtractor>,
+        whole_keys: bool,
+    ) -> Self {
+        self.prefixes = Some((extractor, whole_keys));
         self
     }
 }
@@ -176,7 +195,15 @@ impl<W: Write> TableBuilder<W> {
             block_size: options.block_size,
             data: BlockBuilder::default(),
             index: BlockBuilder::default(),
-            filter: options.filter.clone().map(FilterBlockBuilder::new),
+            filter: options.filter.clone().map(|policy| {
+                let builder = FilterBlockBuilder::new(policy);
+                match &options.prefixes {
+                    Some((extractor, whole_keys)) => {
+                        builder.with_prefixes(extractor.clone(), *whole_keys)
+                    }
+                    None => builder,
+                }
+            }),
             last_key: Vec::new(),
             num_entries: 0,
             data_blocks: 0,

@@ -9,7 +9,9 @@ use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
-use sstfilter::{AlignedBlock, FilterBlock, KeyHash, key_hash};
+use sstfilter::{
+    AlignedBlock, FilterBlock, KeyHash, PrefixAnswer, PrefixExtractor, Unfiltered, key_hash,
+};
 
 /// What a table's filter block can do for lookups.
 #[derive(Debug)]
@@ -129,6 +131,75 @@ impl<R: ReadAt> Table<R> {
         let found = self.read_value(key)?;
         if found.is_none() && filter_said_maybe {
             bump(&self.counters.false_positives);
+        }
+        Ok(found)
+    }
+
+    /// Every entry whose key starts with `prefix`, in key order, asking the filter first: a table whose filter
+    /// holds prefixes of `extractor` and not this one is skipped without a read (see
+    /// [`may_contain_prefix`](Self::may_contain_prefix)). Otherwise the index names the first data block that can
+    /// hold such a key, and blocks are read from there until the keys pass the prefix.
+    pub fn scan_prefix(
+        &self,
+        extractor: &dyn PrefixExtractor,
+        prefix: &[u8],
+    ) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        bump(&self.counters.prefix_scans);
+        match self.may_contain_prefix(extractor, prefix) {
+            PrefixAnswer::Absent => {
+                bump(&self.counters.prefix_scans_skipped);
+                return Ok(Vec::new());
+            }
+            PrefixAnswer::Unfiltered(_) => bump(&self.counters.prefix_scans_unfiltered),
+            PrefixAnswer::MayContain => {}
+        }
+        self.read_prefix(prefix)
+    }
+
+    /// What the filter says about the keys that start with `prefix` (without counting it or reading anything):
+    /// [`PrefixAnswer::Absent`] only if the filter holds `extractor`'s prefixes and not the one every such key
+    /// has; [`PrefixAnswer::Unfiltered`] without a usable filter, or one of other prefixes.
+    #[must_use]
+    pub fn may_contain_prefix(
+        &self,
+        extractor: &dyn PrefixExtractor,
+        prefix: &[u8],
+    ) -> PrefixAnswer {
+        match &self.filter {
+            FilterState::Ready(filter) => filter.may_contain_scan(extractor, prefix),
+            FilterState::Unusable(_) | FilterState::Absent => {
+                PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes)
+            }
+        }
+    }
+
+    /// The entries starting with `prefix`, read from the data blocks.
+    fn read_prefix(&self, prefix: &[u8]) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
+        let Some((first, _)) = index.seek(prefix).map_err(corrupt(BlockType::Index))? else {
+            return Ok(Vec::new()); // every key is smaller than the prefix
+        };
+        let mut found = Vec::new();
+        for i in first..index.len() {
+            let (_, encoded) = index.entry(i).map_err(corrupt(BlockType::Index))?;
+            let handle = decode_handle(i, encoded)?;
+            let kind = BlockType::Data {
+                offset: handle.offset(),
+            };
+            bump(&self.counters.data_block_reads);
+            let contents = read_block(&self.source, handle, kind)?;
+            let block = Block::parse(&contents).map_err(corrupt(kind))?;
+            let start = block
+                .seek(prefix)
+                .map_err(corrupt(kind))?
+                .map_or(block.len(), |(at, _)| at);
+            for j in start..block.len() {
+                let (key, value) = block.entry(j).map_err(corrupt(kind))?;
+                if !key.starts_with(prefix) {
+                    return Ok(found); // keys are sorted: none further starts with the prefix
+                }
+                found.push((key.to_vec(), value.to_vec()));
+            }
         }
         Ok(found)
     }
@@ -328,8 +399,9 @@ fn load_filter<R: ReadAt>(
     let filter = FilterBlock::open_verified(bytes)?;
     // Keys are strictly increasing, so every entry is one distinct hash in the filter (barring a 64-bit hash
     // collision between neighbours, which only costs this filter). A different count means the filter was built
-    // for other keys and could hide some of these.
-    if filter.num_keys() != num_entries {
+    // for other keys and could hide some of these. (A filter with prefixes counts them too, and one of prefixes
+    // only counts no whole key: their count proves nothing about the entries.)
+    if filter.prefix_extractor_name().is_none() && filter.num_keys() != num_entries {
         return Err(TableError::FilterKeyCount {
             table: num_entries,
             filter: filter.num_keys(),

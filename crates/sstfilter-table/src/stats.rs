@@ -58,6 +58,13 @@ table_counters! {
     data_block_reads,
     /// Lookups the filter answered "may contain" for a key the table does not hold.
     false_positives,
+    /// Calls to `scan_prefix`.
+    prefix_scans,
+    /// Prefix scans the filter answered "absent": each is a table skipped without a read.
+    prefix_scans_skipped,
+    /// Prefix scans the filter could not answer (no prefixes, another extractor, a scan shorter than the
+    /// extracted prefix, an unusable filter block): the table was read.
+    prefix_scans_unfiltered,
 }
 
 impl TableStats {

@@ -1,8 +1,12 @@
 //! The writer: collects key hashes while a table is built, and sizes and encodes the filter at `finish`.
 
-use crate::format::{TRAILER_LEN, Trailer};
+use core::fmt;
+use std::sync::Arc;
+
+use crate::format::{Prefixes, TRAILER_LEN, Trailer};
 use crate::hash::{KeyHash, key_hash};
 use crate::policy::FilterPolicy;
+use crate::prefix::PrefixExtractor;
 
 /// Hashes per storage chunk: 4096 × 8 bytes = 32 KiB. Hashes are kept in fixed-size chunks rather than one
 /// growing `Vec` so that collecting n keys never holds more than `8·n` bytes plus one partly filled chunk per
@@ -65,12 +69,39 @@ impl Chunks {
 /// let filter = FilterBlock::open(&block[..]).unwrap();
 /// assert!(filter.may_contain(b"apple"));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FilterBlockBuilder<P: FilterPolicy> {
     policy: P,
     buckets: [Chunks; 1 << BUCKET_BITS],
     len: usize,
     last: Option<u64>,
+    prefixes: Option<PrefixConfig>,
+}
+
+/// What a builder with a prefix extractor adds besides whole keys.
+#[derive(Clone)]
+struct PrefixConfig {
+    extractor: Arc<dyn PrefixExtractor>,
+    whole_keys: bool,
+    /// The hash of the prefix added last: sorted keys give runs of equal prefixes, each added once.
+    last_prefix: Option<u64>,
+}
+
+impl<P: FilterPolicy + fmt::Debug> fmt::Debug for FilterBlockBuilder<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterBlockBuilder")
+            .field("policy", &self.policy)
+            .field("len", &self.len)
+            .field(
+                "prefix_extractor",
+                &self.prefixes.as_ref().map(|p| p.extractor.name()),
+            )
+            .field(
+                "whole_keys",
+                &self.prefixes.as_ref().is_none_or(|p| p.whole_keys),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 impl<P: FilterPolicy> FilterBlockBuilder<P> {
@@ -82,17 +113,50 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             buckets: Default::default(),
             len: 0,
             last: None,
+            prefixes: None,
         }
     }
 
-    /// Adds a key (hashing it with [`key_hash`]).
-    #[inline]
-    pub fn add_key(&mut self, key: &[u8]) {
-        self.add_hash(key_hash(key));
+    /// Also adds the prefix `extractor` gives each key (once per run of equal prefixes), so that prefix scans can
+    /// be answered ([`FilterBlock::may_contain_scan`](crate::FilterBlock::may_contain_scan)); the extractor's name
+    /// is recorded in the block. Without `whole_keys` only prefixes are added, which saves space when only scans
+    /// are filtered: point lookups then go through the key's prefix
+    /// ([`PrefixProbe::for_key`](crate::PrefixProbe::for_key)), and keys outside the extractor's domain are not in
+    /// the filter at all (a reader answers "may contain" for them).
+    #[must_use]
+    pub fn with_prefixes(mut self, extractor: Arc<dyn PrefixExtractor>, whole_keys: bool) -> Self {
+        self.prefixes = Some(PrefixConfig {
+            extractor,
+            whole_keys,
+            last_prefix: None,
+        });
+        self
     }
 
-    /// Adds a key by its hash, for callers that already computed [`key_hash`]. A hash equal to the previous one
-    /// is ignored.
+    /// Adds a key (hashing it with [`key_hash`]), and its prefix if the builder has a prefix extractor.
+    #[inline]
+    pub fn add_key(&mut self, key: &[u8]) {
+        let Some(prefixes) = &mut self.prefixes else {
+            self.add_hash(key_hash(key));
+            return;
+        };
+        let prefix = prefixes.extractor.prefix(key).map(key_hash);
+        let new_prefix = prefix.filter(|p| prefixes.last_prefix != Some(p.get()));
+        if let Some(p) = new_prefix {
+            prefixes.last_prefix = Some(p.get());
+        }
+        let whole_keys = prefixes.whole_keys;
+        if let Some(p) = new_prefix {
+            self.add_hash(p);
+        }
+        if whole_keys {
+            self.add_hash(key_hash(key));
+        }
+    }
+
+    /// Adds a key by its hash, for callers that already computed [`key_hash`] (a whole key: with a prefix
+    /// extractor, use [`add_key`](Self::add_key) so that the prefix is added too). A hash equal to the previous
+    /// one is ignored.
     #[inline]
     pub fn add_hash(&mut self, hash: KeyHash) {
         let h = hash.get();
@@ -151,7 +215,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// Like [`finish`](Self::finish), but appends the block to `out` (for a table builder that assembles its
     /// file in one buffer). The block's checksum covers only the appended bytes.
     pub fn finish_into(self, out: &mut Vec<u8>) {
-        let plan = self.policy.plan(self.len);
+        let plan = self.policy.plan(self.len).fitted(self.len);
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
         // Bucket by bucket: ascending regions of the filter (see BUCKET_BITS).
@@ -162,14 +226,25 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             .flatten()
             .copied();
         let params = plan.build(hashes, out);
-        Trailer::append(out, start, params.kind(), params.encode(), self.len as u64);
+        let prefixes = self.prefixes.as_ref().map(|p| Prefixes {
+            name: p.extractor.name(),
+            whole_keys: p.whole_keys,
+        });
+        Trailer::append(
+            out,
+            start,
+            params.kind(),
+            params.encode(),
+            self.len as u64,
+            prefixes,
+        );
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BlockedBloomPolicy;
+    use crate::{BlockedBloomParams, BlockedBloomPolicy, FilterBlock, FilterPlan};
 
     #[test]
     fn drops_adjacent_duplicates_only() {
@@ -191,6 +266,27 @@ mod tests {
             "{}",
             b.memory_bytes()
         );
+    }
+
+    /// A user's plan whose BlockedBloom size disagrees with the key count still gives a block that opens and
+    /// finds every key.
+    #[test]
+    fn plans_that_disagree_with_the_key_count_are_fitted() {
+        struct Explicit(u32);
+        impl FilterPolicy for Explicit {
+            fn plan(&self, _num_keys: usize) -> FilterPlan {
+                FilterPlan::BlockedBloom(BlockedBloomParams::new(self.0, 6).unwrap())
+            }
+        }
+        for (blocks, keys) in [(0, &[&b"a"[..], b"b"][..]), (5, &[][..])] {
+            let mut b = FilterBlockBuilder::new(Explicit(blocks));
+            for key in keys {
+                b.add_key(key);
+            }
+            let filter = FilterBlock::open_verified(b.finish()).unwrap();
+            assert_eq!(filter.num_keys(), keys.len() as u64);
+            assert!(keys.iter().all(|k| filter.may_contain(k)));
+        }
     }
 
     #[test]

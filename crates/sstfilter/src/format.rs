@@ -13,6 +13,10 @@
 //!
 //! The CRC32 (IEEE polynomial, as computed by crc32fast) covers every byte of the block before it: the payload
 //! and the first 32 bytes of the trailer.
+//!
+//! Version 2 defines two flags: a block built with a prefix extractor carries a *prefix section*, the extractor's
+//! name and its length, between the payload and the trailer (FORMAT.md, section 2.1). A block without one is
+//! written as version 1, byte for byte what version-1 writers wrote.
 
 use crate::error::{Error, Result};
 use crate::le::LeReader;
@@ -21,13 +25,24 @@ use crate::tag::FilterKind;
 /// Magic bytes that open the trailer.
 pub(crate) const MAGIC: [u8; 4] = *b"SSTF";
 
-/// The format version this crate writes, and the newest it reads. Version 0 is reserved and never valid.
+/// The newest format version this crate reads and writes. Version 0 is reserved and never valid. Version 1 is
+/// written for blocks without a prefix section, version 2 for blocks with one (older readers reject them with
+/// [`Error::UnsupportedVersion`], which a store maps to "may contain").
 ///
 /// Compatibility policy: every version ever released stays readable. A change to the trailer layout, the hash
 /// function, or the meaning of any existing field is a new version; a new kind inside an existing layout is a new
 /// kind tag, which older readers reject with [`Error::UnknownKind`] (and the storage layer then treats the table
 /// as "may contain").
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
+
+/// Version-2 flag: the block holds prefixes, and a prefix section precedes the trailer.
+pub(crate) const FLAG_PREFIXES: u16 = 1;
+
+/// Version-2 flag: the block holds prefixes only, not whole keys (requires [`FLAG_PREFIXES`]).
+pub(crate) const FLAG_PREFIXES_ONLY: u16 = 2;
+
+/// The longest prefix extractor name a block records.
+pub(crate) const MAX_PREFIX_NAME_LEN: usize = 255;
 
 /// The policy name under which store adapters register this crate's blocks with a store (FORMAT.md, appendix B).
 /// It names the container, not a kind or a format version: a reader reads every kind and version it knows from
@@ -45,7 +60,7 @@ const fn trailer_len() -> usize {
     MAGIC.len() // magic
         + 1 // format version
         + 1 // kind tag
-        + 2 // flags, reserved: zero in version 1
+        + 2 // flags: zero in version 1; prefixes (bit 0) and prefixes only (bit 1) in version 2
         + PARAMS_LEN // kind parameters
         + 8 // key count, u64
         + 4 // CRC32 of everything before it
@@ -56,14 +71,28 @@ const fn trailer_len() -> usize {
 pub(crate) struct Trailer {
     pub(crate) version: u8,
     pub(crate) kind: FilterKind,
+    pub(crate) flags: u16,
     pub(crate) params: [u8; PARAMS_LEN],
     pub(crate) num_keys: u64,
     pub(crate) checksum: u32,
+    /// Where the prefix extractor's name lies in the block (start, length), if the block holds prefixes.
+    pub(crate) prefix_name: Option<(usize, usize)>,
+}
+
+/// What a block holds besides its kind's payload: the prefixes of a [`PrefixExtractor`](crate::PrefixExtractor).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prefixes<'a> {
+    /// The extractor's name (at most [`MAX_PREFIX_NAME_LEN`] bytes; longer names are cut at a character
+    /// boundary, which only makes readers with the full name answer "cannot tell").
+    pub(crate) name: &'a str,
+    /// Whether whole keys were added too.
+    pub(crate) whole_keys: bool,
 }
 
 impl Trailer {
-    /// Splits a block into its payload length and decoded trailer, validating magic, version, kind tag and the
-    /// reserved flags. Kind parameters are validated by the kind itself. O(1): reads only the trailer.
+    /// Splits a block into its payload length and decoded trailer, validating magic, version, kind tag, flags and
+    /// the prefix section. Kind parameters are validated by the kind itself. O(1): reads only the trailer and the
+    /// at most 257 bytes of a prefix section.
     pub(crate) fn decode(block: &[u8]) -> Result<(usize, Trailer)> {
         let too_short = || Error::TooShort {
             need: TRAILER_LEN,
@@ -87,13 +116,25 @@ impl Trailer {
         let tag = r.u8().ok_or_else(too_short)?;
         let kind = FilterKind::from_tag(tag).ok_or(Error::UnknownKind(tag))?;
         let flags = r.u16().ok_or_else(too_short)?;
-        if flags != 0 {
+        let known = if version >= 2 {
+            FLAG_PREFIXES | FLAG_PREFIXES_ONLY
+        } else {
+            0
+        };
+        let prefixes_only_without_prefixes =
+            flags & FLAG_PREFIXES_ONLY != 0 && flags & FLAG_PREFIXES == 0;
+        if flags & !known != 0 || prefixes_only_without_prefixes {
             return Err(Error::BadParams {
                 kind: None,
                 field: "flags",
                 value: u64::from(flags),
             });
         }
+        let (payload_len, prefix_name) = if flags & FLAG_PREFIXES == 0 {
+            (payload_len, None)
+        } else {
+            prefix_section(block, payload_len)?
+        };
         let params = r.array::<PARAMS_LEN>().ok_or_else(too_short)?;
         let num_keys = r.u64().ok_or_else(too_short)?;
         let checksum = r.u32().ok_or_else(too_short)?;
@@ -102,31 +143,84 @@ impl Trailer {
             Trailer {
                 version,
                 kind,
+                flags,
                 params,
                 num_keys,
                 checksum,
+                prefix_name,
             },
         ))
     }
 
-    /// Appends a version-[`FORMAT_VERSION`] trailer to `out`, whose bytes from `start` on are the payload, and
-    /// the CRC32 over the payload and trailer fields.
+    /// Appends the trailer to `out`, whose bytes from `start` on are the payload, and the CRC32 over the payload and
+    /// trailer fields: version 1, or version 2 with the prefix section (appended first) if the block holds
+    /// `prefixes`. The one writer of trailers: the builder and the in-memory filters both come here.
     pub(crate) fn append(
         out: &mut Vec<u8>,
         start: usize,
         kind: FilterKind,
         params: [u8; PARAMS_LEN],
         num_keys: u64,
+        prefixes: Option<Prefixes<'_>>,
     ) {
+        let (version, flags) = match prefixes {
+            None => (1u8, 0u16),
+            Some(prefixes) => {
+                let name = cut_name(prefixes.name);
+                out.extend_from_slice(name.as_bytes());
+                out.extend_from_slice(&(name.len() as u16).to_le_bytes()); // NOTE: ≤ 255, fits.
+                let only = if prefixes.whole_keys {
+                    0
+                } else {
+                    FLAG_PREFIXES_ONLY
+                };
+                (2, FLAG_PREFIXES | only)
+            }
+        };
         out.extend_from_slice(&MAGIC); // NOTE: magic first, so a shifted trailer fails fast.
-        out.push(FORMAT_VERSION);
+        out.push(version);
         out.push(kind.tag());
-        out.extend_from_slice(&0u16.to_le_bytes()); // NOTE: flags are reserved and zero in version 1.
+        out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&params);
         out.extend_from_slice(&num_keys.to_le_bytes());
         let crc = crc32fast::hash(out.get(start..).unwrap_or_default());
         out.extend_from_slice(&crc.to_le_bytes()); // NOTE: the CRC covers payload and trailer fields.
     }
+}
+
+/// `name` cut to at most [`MAX_PREFIX_NAME_LEN`] bytes, at a character boundary.
+fn cut_name(name: &str) -> &str {
+    let mut end = name.len().min(MAX_PREFIX_NAME_LEN);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name.get(..end).unwrap_or_default()
+}
+
+/// The prefix section before the trailer, whose bytes before it are `before_trailer` long: the payload length
+/// without the section, and where the extractor name lies. The name length must fit and be at most
+/// [`MAX_PREFIX_NAME_LEN`], and the name must be UTF-8.
+fn prefix_section(block: &[u8], before_trailer: usize) -> Result<(usize, Option<(usize, usize)>)> {
+    let bad = |value: u64| Error::BadParams {
+        kind: None,
+        field: "prefix extractor name",
+        value,
+    };
+    let len_at = before_trailer.checked_sub(2).ok_or(bad(0))?;
+    let len_bytes = block.get(len_at..before_trailer).ok_or(bad(0))?;
+    let name_len = usize::from(u16::from_le_bytes([
+        len_bytes.first().copied().unwrap_or(0),
+        len_bytes.get(1).copied().unwrap_or(0),
+    ]));
+    if name_len > MAX_PREFIX_NAME_LEN {
+        return Err(bad(name_len as u64));
+    }
+    let name_at = len_at.checked_sub(name_len).ok_or(bad(name_len as u64))?;
+    let name = block.get(name_at..len_at).ok_or(bad(name_len as u64))?;
+    if core::str::from_utf8(name).is_err() {
+        return Err(bad(name_len as u64));
+    }
+    Ok((name_at, Some((name_at, name_len))))
 }
 
 /// CRC32 of a block as stored in its trailer: over every byte before the last four.
@@ -148,7 +242,7 @@ mod tests {
         let mut block = vec![0xAB; 64];
         let mut params = [0u8; PARAMS_LEN];
         params[0] = 6;
-        Trailer::append(&mut block, 0, FilterKind::BlockedBloom, params, 42);
+        Trailer::append(&mut block, 0, FilterKind::BlockedBloom, params, 42, None);
         block
     }
 
@@ -158,7 +252,11 @@ mod tests {
         assert_eq!(block.len(), 64 + TRAILER_LEN);
         let (payload_len, t) = Trailer::decode(&block).unwrap();
         assert_eq!(payload_len, 64);
-        assert_eq!(t.version, FORMAT_VERSION);
+        assert_eq!(
+            t.version, 1,
+            "a block without prefixes is written as version 1"
+        );
+        assert_eq!((t.flags, t.prefix_name), (0, None));
         assert_eq!(t.kind, FilterKind::BlockedBloom);
         assert_eq!(t.params[0], 6);
         assert_eq!(t.num_keys, 42);
@@ -214,5 +312,102 @@ mod tests {
                 value: 256
             })
         );
+    }
+
+    fn prefix_block(name: &str, whole_keys: bool) -> Vec<u8> {
+        let mut block = vec![0xAB; 64];
+        let mut params = [0u8; PARAMS_LEN];
+        params[0] = 6;
+        let prefixes = Prefixes { name, whole_keys };
+        Trailer::append(
+            &mut block,
+            0,
+            FilterKind::BlockedBloom,
+            params,
+            42,
+            Some(prefixes),
+        );
+        block
+    }
+
+    #[test]
+    fn a_prefix_section_round_trips_in_version_2() {
+        for whole_keys in [true, false] {
+            let block = prefix_block("sstfilter.fixed:4", whole_keys);
+            assert_eq!(block.len(), 64 + 17 + 2 + TRAILER_LEN);
+            let (payload_len, t) = Trailer::decode(&block).unwrap();
+            assert_eq!((payload_len, t.version), (64, 2));
+            let only = if whole_keys { 0 } else { FLAG_PREFIXES_ONLY };
+            assert_eq!(t.flags, FLAG_PREFIXES | only);
+            assert_eq!(t.prefix_name, Some((64, 17)));
+            assert_eq!(&block[64..81], b"sstfilter.fixed:4");
+        }
+        // An empty name is a name; a long one is cut at a character boundary.
+        let (payload_len, t) = Trailer::decode(&prefix_block("", true)).unwrap();
+        assert_eq!((payload_len, t.prefix_name), (64, Some((64, 0))));
+        let long = "é".repeat(200); // 400 bytes
+        let (_, t) = Trailer::decode(&prefix_block(&long, true)).unwrap();
+        assert_eq!(t.prefix_name, Some((64, 254)));
+    }
+
+    #[test]
+    fn flags_and_prefix_sections_are_validated() {
+        let flags_error = |flags: u16| Error::BadParams {
+            kind: None,
+            field: "flags",
+            value: u64::from(flags),
+        };
+        // Version 1 allows no flag; version 2 its two, the second only with the first.
+        let mut v1 = sample_block();
+        let at = v1.len() - TRAILER_LEN;
+        v1[at + FLAGS_AT] = 1;
+        assert_eq!(Trailer::decode(&v1), Err(flags_error(1)));
+        let v2 = prefix_block("p", true);
+        let at = v2.len() - TRAILER_LEN;
+        for flags in [2u16, 4, 0x8001, 0xFFFF] {
+            let mut b = v2.clone();
+            b[at + FLAGS_AT..at + FLAGS_AT + 2].copy_from_slice(&flags.to_le_bytes());
+            assert_eq!(Trailer::decode(&b), Err(flags_error(flags)), "{flags:#x}");
+        }
+        // A version-2 block without flags is a plain block.
+        let mut plain = sample_block();
+        let at = plain.len() - TRAILER_LEN;
+        plain[at + VERSION_AT] = 2;
+        assert_eq!(
+            Trailer::decode(&plain).map(|(len, t)| (len, t.prefix_name)),
+            Ok((64, None))
+        );
+        // Name length past the block, over the limit, or a name that is not UTF-8.
+        let name_error = |value: u64| Error::BadParams {
+            kind: None,
+            field: "prefix extractor name",
+            value,
+        };
+        let len_at = v2.len() - TRAILER_LEN - 2;
+        for (len, want) in [(200u16, 200u64), (256, 256), (0xFFFF, 0xFFFF)] {
+            let mut b = v2.clone();
+            b[len_at..len_at + 2].copy_from_slice(&len.to_le_bytes());
+            assert_eq!(Trailer::decode(&b), Err(name_error(want)), "{len}");
+        }
+        let mut b = v2.clone();
+        b[len_at - 1] = 0xFF;
+        assert_eq!(Trailer::decode(&b), Err(name_error(1)));
+        // A prefix section cut to nothing.
+        let mut tiny = Vec::new();
+        let mut params = [0u8; PARAMS_LEN];
+        params[0] = 6;
+        let prefixes = Prefixes {
+            name: "",
+            whole_keys: true,
+        };
+        Trailer::append(
+            &mut tiny,
+            0,
+            FilterKind::BlockedBloom,
+            params,
+            0,
+            Some(prefixes),
+        );
+        assert!(Trailer::decode(&tiny[1..]).is_err());
     }
 }

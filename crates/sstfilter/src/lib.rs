@@ -82,6 +82,7 @@ mod math;
 mod memory;
 mod policy;
 mod prefetch;
+mod prefix;
 mod reader;
 pub mod sizing;
 mod stats;
@@ -98,6 +99,10 @@ pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
 pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub use policy::{BlockedBloomPolicy, FilterPlan, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
+pub use prefix::{
+    CappedPrefix, DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, PrefixProbe,
+    Unfiltered,
+};
 pub use reader::FilterBlock;
 pub use stats::{FilterCounts, FilterStats};
 pub use tag::FilterKind;

@@ -1,9 +1,11 @@
 //! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
 
 use crate::error::{Error, Result};
-use crate::format::{Trailer, block_checksum};
+use crate::format::{FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
+use crate::kind::MAY_CONTAIN_ALL;
 use crate::kind::{BatchQuery, KindParams, Query};
+use crate::prefix::{PrefixAnswer, PrefixExtractor, PrefixProbe, Unfiltered};
 use crate::tag::FilterKind;
 
 /// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
@@ -46,9 +48,11 @@ pub struct FilterBlock<B> {
     payload_len: usize,
     trailer: Trailer,
     params: KindParams,
-    /// The queries compiled for this block's kind and probe count, chosen once here rather than on every query.
+    /// The query compiled for this block's kind and probe count, chosen once here rather than on every query.
     query: Query,
-    batch_query: BatchQuery,
+    /// The queries for whole keys: the kind's, or "may contain" for a block of prefixes only.
+    key_query: Query,
+    key_batch_query: BatchQuery,
 }
 
 impl<B: AsRef<[u8]>> FilterBlock<B> {
@@ -62,13 +66,19 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         let params =
             KindParams::decode(trailer.kind, &trailer.params, payload_len, trailer.num_keys)?;
         let (query, batch_query) = params.queries();
+        let (key_query, key_batch_query) = if trailer.flags & FLAG_PREFIXES_ONLY == 0 {
+            (query, batch_query)
+        } else {
+            MAY_CONTAIN_ALL
+        };
         Ok(FilterBlock {
             bytes,
             payload_len,
             trailer,
             params,
             query,
-            batch_query,
+            key_query,
+            key_batch_query,
         })
     }
 
@@ -92,7 +102,9 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         }
     }
 
-    /// Whether `key` may have been added: `false` means it certainly was not.
+    /// Whether `key` may have been added: `false` means it certainly was not. A block of prefixes only (see
+    /// [`holds_whole_keys`](Self::holds_whole_keys)) answers `true`: ask it with
+    /// [`may_contain_prefix`](Self::may_contain_prefix) and [`PrefixProbe::for_key`].
     #[inline]
     #[must_use]
     pub fn may_contain(&self, key: &[u8]) -> bool {
@@ -103,7 +115,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     #[inline]
     #[must_use]
     pub fn may_contain_hash(&self, hash: KeyHash) -> bool {
-        (self.query)(&self.params, self.payload(), hash.get())
+        (self.key_query)(&self.params, self.payload(), hash.get())
     }
 
     /// Answers [`may_contain`](Self::may_contain) for many keys at once, writing `results[i]` for `keys[i]`.
@@ -135,7 +147,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     }
 
     fn answer_batch(&self, hashes: &[u64], results: &mut [bool]) {
-        (self.batch_query)(&self.params, self.payload(), hashes, results);
+        (self.key_batch_query)(&self.params, self.payload(), hashes, results);
     }
 
     /// The payload: the block without its trailer (`open` checked the length).
@@ -145,6 +157,47 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             .as_ref()
             .get(..self.payload_len)
             .unwrap_or_default()
+    }
+
+    /// Whether any key with the probe's prefix may have been added (see [`PrefixProbe`], which hashes a scan or a
+    /// key once for every table). The block answers only if it holds prefixes extracted by an extractor of the
+    /// probe's name; otherwise it says why it cannot, and the table must be read.
+    #[must_use]
+    pub fn may_contain_prefix(&self, probe: &PrefixProbe<'_>) -> PrefixAnswer {
+        match self.prefix_extractor_name() {
+            None => PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes),
+            Some(name) if name != probe.extractor_name() => {
+                PrefixAnswer::Unfiltered(Unfiltered::OtherExtractor)
+            }
+            Some(_) if (self.query)(&self.params, self.payload(), probe.hash().get()) => {
+                PrefixAnswer::MayContain
+            }
+            Some(_) => PrefixAnswer::Absent,
+        }
+    }
+
+    /// Whether any key starting with `scan` may have been added, for a block built with `extractor`:
+    /// [`may_contain_prefix`](Self::may_contain_prefix) with [`PrefixProbe::for_scan`].
+    #[must_use]
+    pub fn may_contain_scan(&self, extractor: &dyn PrefixExtractor, scan: &[u8]) -> PrefixAnswer {
+        PrefixProbe::for_scan(extractor, scan).map_or(
+            PrefixAnswer::Unfiltered(Unfiltered::ScanNotDetermined),
+            |probe| self.may_contain_prefix(&probe),
+        )
+    }
+
+    /// The name of the prefix extractor whose prefixes the block holds, if any.
+    #[must_use]
+    pub fn prefix_extractor_name(&self) -> Option<&str> {
+        let (at, len) = self.trailer.prefix_name?;
+        let name = self.bytes.as_ref().get(at..at + len)?;
+        core::str::from_utf8(name).ok()
+    }
+
+    /// Whether the block holds whole keys (every block does, but one built with prefixes only).
+    #[must_use]
+    pub fn holds_whole_keys(&self) -> bool {
+        self.trailer.flags & FLAG_PREFIXES_ONLY == 0
     }
 
     /// The filter kind stored in the block.

@@ -23,8 +23,25 @@ fn case_keys(n: usize) -> Vec<Vec<u8>> {
 }
 
 fn case_with(name: &'static str, n: usize, policy: impl FilterPolicy) -> Case {
+    case_built(name, n, FilterBlockBuilder::new(policy))
+}
+
+/// A version-2 block with a prefix section (and whole keys): every byte of the section and the flags is covered.
+fn prefix_case(name: &'static str, n: usize, policy: impl FilterPolicy) -> Case {
+    let extractor = std::sync::Arc::new(sstfilter::FixedPrefix::new(6));
+    case_built(
+        name,
+        n,
+        FilterBlockBuilder::new(policy).with_prefixes(extractor, true),
+    )
+}
+
+fn case_built<P: FilterPolicy>(
+    name: &'static str,
+    n: usize,
+    mut builder: FilterBlockBuilder<P>,
+) -> Case {
     let keys = case_keys(n);
-    let mut builder = FilterBlockBuilder::new(policy);
     for k in &keys {
         builder.add_key(k);
     }
@@ -98,6 +115,16 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
             StandardBloomPolicy::new(3.3),
         ),
         in_memory_case("in-memory bloom, 120 keys in 1001 bits", 120),
+        prefix_case(
+            "prefixes, BlockedBloom, 100 keys",
+            100,
+            BlockedBloomPolicy::new(10.0),
+        ),
+        prefix_case(
+            "prefixes, StandardBloom, 100 keys",
+            100,
+            StandardBloomPolicy::new(10.0),
+        ),
     ];
     cases.iter().for_each(truncate_and_flip_every_bit);
 }
@@ -334,7 +361,7 @@ fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
             for key in keys.iter().chain(&absent) {
                 assert_eq!(
                     ours.may_contain(key),
-                    reference.may_contain_hash(key_hash(key).get()),
+                    reference.may_contain_key_hash(key_hash(key).get()),
                     "{name}, bit {bit}: the readers differ on {key:?}"
                 );
             }

@@ -6,8 +6,10 @@
 //! these files. (Ribbon blocks are rebuilt from their parameters inside the crate, `src/kind/ribbon/tests.rs`,
 //! because a Ribbon plan with explicit slots and shards is not public API.)
 //!
-//! A file is named `v{version}-{kind}-n{keys}-{how}.hex` and holds the block as lowercase hex; its keys are
-//! `golden-{i}` for `i` in `0..keys`. `how` says how the file was first written: `bpk{x}` with the kind's policy
+//! A file is named `v{version}-{kind}-n{keys}-{how}[-{prefixes}].hex` and holds the block as lowercase hex; its
+//! keys are `golden-{i}` for `i` in `0..keys`. `prefixes`, on version-2 blocks, names the prefix extractor the keys
+//! went through (`fixed{n}`, `delimited{byte in hex}`, `capped{n}`), with `only` appended when whole keys were
+//! left out. `how` says how the file was first written: `bpk{x}` with the kind's policy
 //! at `x` bits/key (Ribbon: Bloom-equivalent bits/key), `fpr2e{e}` with `RibbonPolicy::with_fpr(2^-e)`,
 //! `k{k}b{blocks}` with explicit `BlockedBloomParams::new(blocks, k)`, `k{k}m{bits}` with explicit
 //! `StandardBloomParams::new(bits, k)`. This test only ever gains files: a change that alters the bytes of an
@@ -16,11 +18,12 @@
 //! To create a newly listed file, run the test with `SSTFILTER_BLESS=1`; existing files are never rewritten.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sstfilter::{
-    BlockedBloomParams, BlockedBloomPolicy, FORMAT_VERSION, FilterBlock, FilterBlockBuilder,
-    FilterKind, FilterPlan, FilterPolicy, KindParams, RibbonPolicy, StandardBloomParams,
-    StandardBloomPolicy,
+    BlockedBloomParams, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FORMAT_VERSION,
+    FilterBlock, FilterBlockBuilder, FilterKind, FilterPlan, FilterPolicy, FixedPrefix, KindParams,
+    PrefixExtractor, RibbonPolicy, StandardBloomParams, StandardBloomPolicy,
 };
 
 /// Every golden file that must exist. Add lines; never remove them.
@@ -80,6 +83,13 @@ const REQUIRED: &[&str] = &[
     "v1-ribbon-n300-fpr2e32.hex",
     "v1-ribbon-n200-fpr2e20.999.hex",
     "v1-ribbon-n500-fpr2e1.hex",
+    // Version 2: prefix sections, with and without whole keys, for every kind and built-in extractor.
+    "v2-blockedbloom-n60-bpk10-fixed8.hex",
+    "v2-blockedbloom-n60-bpk10-delimited2donly.hex",
+    "v2-ribbon-n400-bpk10-capped8.hex",
+    "v2-ribbon-n400-bpk10-capped10only.hex",
+    "v2-standardbloom-n60-bpk10-delimited2d.hex",
+    "v2-standardbloom-n60-bpk10-capped7only.hex",
 ];
 
 /// How a golden file was first written.
@@ -96,13 +106,43 @@ struct Golden {
     kind: FilterKind,
     keys: usize,
     how: How,
+    /// The extractor the keys' prefixes went through, and whether whole keys were added too.
+    prefixes: Option<(Arc<dyn PrefixExtractor>, bool)>,
+}
+
+/// The extractor a file name's prefix part stands for, and whether whole keys were kept.
+fn parse_prefixes(name: &str, part: &str) -> (Arc<dyn PrefixExtractor>, bool) {
+    let (spec, whole_keys) = match part.strip_suffix("only") {
+        Some(spec) => (spec, false),
+        None => (part, true),
+    };
+    let extractor: Arc<dyn PrefixExtractor> = if let Some(n) = spec.strip_prefix("fixed") {
+        Arc::new(FixedPrefix::new(n.parse().expect("length")))
+    } else if let Some(n) = spec.strip_prefix("capped") {
+        Arc::new(CappedPrefix::new(n.parse().expect("length")))
+    } else if let Some(b) = spec.strip_prefix("delimited") {
+        Arc::new(DelimitedPrefix::new(
+            u8::from_str_radix(b, 16).expect("hex byte"),
+        ))
+    } else {
+        panic!("{name}: unknown prefix extractor {spec}");
+    };
+    (extractor, whole_keys)
 }
 
 fn parse_name(name: &str) -> Golden {
     let stem = name.strip_suffix(".hex").expect("golden files end in .hex");
     let parts: Vec<&str> = stem.split('-').collect();
-    let [version, kind, keys, how] = parts[..] else {
-        panic!("{name}: expected v<version>-<kind>-n<keys>-<how>.hex");
+    let (version, kind, keys, how, prefixes) = match parts[..] {
+        [version, kind, keys, how] => (version, kind, keys, how, None),
+        [version, kind, keys, how, prefixes] => (
+            version,
+            kind,
+            keys,
+            how,
+            Some(parse_prefixes(name, prefixes)),
+        ),
+        _ => panic!("{name}: expected v<version>-<kind>-n<keys>-<how>[-<prefixes>].hex"),
     };
     let number = |s: &str| -> f64 { s.parse().unwrap_or_else(|_| panic!("{name}: {s}")) };
     let how = if let Some(bpk) = how.strip_prefix("bpk") {
@@ -143,6 +183,7 @@ fn parse_name(name: &str) -> Golden {
             .and_then(|n| n.parse().ok())
             .expect("key count"),
         how,
+        prefixes,
     }
 }
 
@@ -160,8 +201,12 @@ impl FilterPolicy for Explicit {
     }
 }
 
-fn build(policy: impl FilterPolicy, n: usize) -> Vec<u8> {
+fn build(policy: impl FilterPolicy, golden: &Golden) -> Vec<u8> {
     let mut builder = FilterBlockBuilder::new(policy);
+    if let Some((extractor, whole_keys)) = &golden.prefixes {
+        builder = builder.with_prefixes(extractor.clone(), *whole_keys);
+    }
+    let n = golden.keys;
     for k in keys(n) {
         builder.add_key(&k);
     }
@@ -183,17 +228,19 @@ fn first_written(golden: &Golden) -> Vec<u8> {
         ))),
         (kind, how) => panic!("no way to write {kind} as {how:?}"),
     };
-    build(policy, golden.keys)
+    build(policy, golden)
 }
 
-/// The block rebuilt from the parameters its own trailer stores; `None` for Ribbon (rebuilt inside the crate).
-fn rebuilt_from_own_params(filter: &FilterBlock<&[u8]>) -> Option<Vec<u8>> {
+/// The block rebuilt from the parameters its own trailer stores, with the file's keys (and prefixes); `None` for
+/// Ribbon (rebuilt inside the crate, or, with prefixes, by its policy below).
+fn rebuilt_from_own_params(filter: &FilterBlock<&[u8]>, golden: &Golden) -> Option<Vec<u8>> {
     let plan = match *filter.params() {
         KindParams::BlockedBloom(p) => FilterPlan::BlockedBloom(p),
         KindParams::StandardBloom(p) => FilterPlan::StandardBloom(p),
+        _ if golden.prefixes.is_some() => return Some(first_written(golden)),
         _ => return None,
     };
-    Some(build(Explicit(plan), filter.num_keys() as usize))
+    Some(build(Explicit(plan), golden))
 }
 
 fn to_hex(bytes: &[u8]) -> String {
@@ -245,16 +292,35 @@ fn golden_blocks_are_frozen() {
             FilterBlock::open_verified(&bytes[..]).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(filter.format_version(), golden.version, "{name}");
         assert_eq!(filter.kind(), golden.kind, "{name}");
-        assert_eq!(filter.num_keys(), golden.keys as u64, "{name}");
         for k in keys(golden.keys) {
-            assert!(
-                filter.may_contain(&k),
-                "{name}: lost {:?}",
-                String::from_utf8_lossy(&k)
-            );
+            let shown = String::from_utf8_lossy(&k);
+            match &golden.prefixes {
+                None => {
+                    assert_eq!(filter.num_keys(), golden.keys as u64, "{name}");
+                    assert!(filter.may_contain(&k), "{name}: lost {shown:?}");
+                }
+                Some((extractor, whole_keys)) => {
+                    let extractor = extractor.as_ref();
+                    assert_eq!(
+                        filter.prefix_extractor_name(),
+                        Some(extractor.name()),
+                        "{name}"
+                    );
+                    assert_eq!(filter.holds_whole_keys(), *whole_keys, "{name}");
+                    assert!(
+                        !whole_keys || filter.may_contain(&k),
+                        "{name}: lost {shown:?}"
+                    );
+                    if let Some(probe) = sstfilter::PrefixProbe::for_key(extractor, &k) {
+                        let answer = filter.may_contain_prefix(&probe);
+                        assert!(answer.may_contain(), "{name}: lost the prefix of {shown:?}");
+                    }
+                }
+            }
         }
-        if golden.version == FORMAT_VERSION
-            && let Some(again) = rebuilt_from_own_params(&filter)
+        // Every version this crate reads it also writes (1 without prefixes, 2 with).
+        if golden.version <= FORMAT_VERSION
+            && let Some(again) = rebuilt_from_own_params(&filter, &golden)
         {
             assert!(
                 again == bytes,
@@ -265,5 +331,5 @@ fn golden_blocks_are_frozen() {
         checked += 1;
     }
     assert!(checked >= REQUIRED.len());
-    assert!(rebuilt >= 40, "{rebuilt}");
+    assert!(rebuilt >= 45, "{rebuilt}");
 }

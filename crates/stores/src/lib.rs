@@ -50,6 +50,62 @@ fn permute(i: u64, n: u64, offset: u64) -> u64 {
     ((i % n) * MUL + offset) % n
 }
 
+/// Where a tenant of the prefix-scan stores has keys: tenant `t` (keys `"t{t:05}/…"`) is in every table when
+/// `t % 4 == 0`, in the one table `t / 4 % tables` when `t % 4 == 2`, and in none when `t` is odd. So absent
+/// tenants sit between present ones, inside every table's key range, where only a filter can skip the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tenant {
+    /// No key in any table.
+    Absent,
+    /// Keys in this one table only.
+    InOne(u64),
+    /// Keys in every table.
+    InAll,
+}
+
+impl Tenant {
+    /// Where tenant `t` has keys in a store of `tables` tables.
+    pub fn of(t: u64, tables: u64) -> Tenant {
+        match t % 4 {
+            0 => Tenant::InAll,
+            2 => Tenant::InOne(t / 4 % tables),
+            _ => Tenant::Absent,
+        }
+    }
+
+    /// Whether the tenant has keys in table `table`.
+    pub fn in_table(self, table: u64) -> bool {
+        match self {
+            Tenant::Absent => false,
+            Tenant::InOne(t) => t == table,
+            Tenant::InAll => true,
+        }
+    }
+}
+
+/// The scan prefix of tenant `t`: `"t{t:05}/"`.
+pub fn tenant_prefix(t: u64) -> Vec<u8> {
+    format!("t{t:05}/").into_bytes()
+}
+
+/// The `j`-th key of tenant `t` in table `table`: the tenant's prefix, the table, then `j`.
+pub fn tenant_key(t: u64, table: u64, j: u64) -> Vec<u8> {
+    let mut key = tenant_prefix(t);
+    key.extend_from_slice(format!("{table:03}-{j:05}").as_bytes());
+    key
+}
+
+/// What a pass of prefix scans found.
+#[derive(Debug, Clone, Copy)]
+pub struct Scans {
+    /// Rows returned by every scan together.
+    pub rows: u64,
+    /// Reads of table files that reached storage.
+    pub reads: u64,
+    /// Wall time of the pass.
+    pub elapsed: Duration,
+}
+
 /// What a pass of lookups found.
 #[derive(Debug, Clone, Copy)]
 pub struct Lookups {

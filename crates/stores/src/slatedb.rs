@@ -25,7 +25,7 @@ use slatedb::object_store::{
 };
 use slatedb::{Db, FilterPolicy, WriteBatch};
 
-use super::{Lookups, key, present_id, value};
+use super::{Lookups, Scans, Tenant, key, present_id, tenant_key, tenant_prefix, value};
 
 /// Ribbon at the filter bytes of SlateDB's own `BloomFilterPolicy::new(10)`: `2^-9.75` is the rate whose Ribbon
 /// filters for the 12,500-key SSTs these stores are loaded with (100,000 keys in 8 SSTs) take 9.98 bits/key,
@@ -223,9 +223,24 @@ pub async fn load(
     n: u64,
     ssts: u64,
 ) -> (Db, Arc<CountingStore>) {
-    let local =
-        object_store::local::LocalFileSystem::new_with_prefix(dir).expect("local object store");
-    let store = Arc::new(CountingStore::new(Arc::new(local)));
+    let store = counting_store(dir);
+    let db = open(store.clone(), policies, ssts).await;
+    let per_sst = n.div_ceil(ssts);
+    for part in 0..ssts {
+        let ids = (part * per_sst..((part + 1) * per_sst).min(n)).map(|i| present_id(i, n));
+        let mut batch = WriteBatch::new();
+        for (written, id) in ids.enumerate() {
+            batch.put(key(id), value(id));
+            write_full(&db, &mut batch, written).await;
+        }
+        flush(&db, batch).await;
+    }
+    (db, store)
+}
+
+/// Builds a SlateDB on `store` with `policies`, the cache of [`MetadataOnlyCache`] and no compaction, so that
+/// every flushed L0 SST stays a table of its own.
+async fn open(store: Arc<CountingStore>, policies: Vec<Arc<dyn FilterPolicy>>, ssts: u64) -> Db {
     let settings = Settings {
         compactor_options: None,
         garbage_collector_options: None,
@@ -233,31 +248,88 @@ pub async fn load(
         l0_max_ssts_per_key: 4 * ssts as usize,
         ..Settings::default()
     };
-    let db = Db::builder("db", store.clone())
+    Db::builder("db", store)
         .with_settings(settings)
         .with_filter_policies(policies)
         .with_db_cache(Arc::new(MetadataOnlyCache::default()), 0)
         .build()
         .await
-        .expect("open SlateDB");
-    let per_sst = n.div_ceil(ssts);
-    for part in 0..ssts {
-        let ids = (part * per_sst..((part + 1) * per_sst).min(n)).map(|i| present_id(i, n));
+        .expect("open SlateDB")
+}
+
+fn counting_store(dir: &Path) -> Arc<CountingStore> {
+    let local =
+        object_store::local::LocalFileSystem::new_with_prefix(dir).expect("local object store");
+    Arc::new(CountingStore::new(Arc::new(local)))
+}
+
+/// Writes `batch` once it holds 1000 entries.
+async fn write_full(db: &Db, batch: &mut WriteBatch, written: usize) {
+    if written % 1000 == 999 {
+        db.write(std::mem::take(batch)).await.expect("write");
+    }
+}
+
+/// Writes what is left in `batch` and flushes the memtable to an L0 SST of its own.
+async fn flush(db: &Db, batch: WriteBatch) {
+    db.write(batch).await.expect("write");
+    db.flush_with_options(FlushOptions {
+        flush_type: FlushType::MemTable,
+    })
+    .await
+    .expect("flush memtable to L0");
+}
+
+/// A SlateDB in `dir` of `tenants` tenants (see [`Tenant`]) in `ssts` flushed L0 SSTs, with
+/// `keys_per_tenant` keys for each tenant in each SST it is in. Returns the database and its counting store.
+pub async fn load_tenants(
+    dir: &Path,
+    policies: Vec<Arc<dyn FilterPolicy>>,
+    tenants: u64,
+    keys_per_tenant: u64,
+    ssts: u64,
+) -> (Db, Arc<CountingStore>) {
+    let store = counting_store(dir);
+    let db = open(store.clone(), policies, ssts).await;
+    for sst in 0..ssts {
         let mut batch = WriteBatch::new();
-        for (written, id) in ids.enumerate() {
-            batch.put(key(id), value(id));
-            if written % 1000 == 999 {
-                db.write(std::mem::take(&mut batch)).await.expect("write");
+        let mut written = 0;
+        for t in (0..tenants).filter(|&t| Tenant::of(t, ssts).in_table(sst)) {
+            for j in 0..keys_per_tenant {
+                batch.put(tenant_key(t, sst, j), value(j));
+                write_full(&db, &mut batch, written).await;
+                written += 1;
             }
         }
-        db.write(batch).await.expect("write");
-        db.flush_with_options(FlushOptions {
-            flush_type: FlushType::MemTable,
-        })
-        .await
-        .expect("flush memtable to L0");
+        flush(&db, batch).await;
     }
     (db, store)
+}
+
+/// Scans the prefix of every tenant in `tenants`, reading each row, and counts the SST reads.
+pub async fn scan_tenants(
+    db: &Db,
+    store: &CountingStore,
+    tenants: impl Iterator<Item = u64>,
+) -> Scans {
+    store.reset();
+    let start = Instant::now();
+    let mut rows = 0;
+    for t in tenants {
+        let mut iter = db.scan_prefix(tenant_prefix(t), ..).await.expect("scan");
+        while let Some(row) = iter.next().await.expect("next row") {
+            assert!(
+                row.key.starts_with(&tenant_prefix(t)),
+                "row outside the scan"
+            );
+            rows += 1;
+        }
+    }
+    Scans {
+        rows,
+        reads: store.sst_reads(),
+        elapsed: start.elapsed(),
+    }
 }
 
 /// Looks up every id in `ids`, checking each value found, and counts the SST reads they cause.

@@ -298,6 +298,7 @@ impl BloomFilter {
             FilterKind::StandardBloom,
             self.params.encode(),
             num_keys,
+            None,
         );
     }
 

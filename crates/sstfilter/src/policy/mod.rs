@@ -64,6 +64,29 @@ impl FilterPlan {
         }
     }
 
+    /// The plan with every BlockedBloom size agreeing with `num_keys`. FORMAT.md 4.2 gives a BlockedBloom block
+    /// blocks exactly when it holds keys; a user's policy may plan blocks for no keys (for instance when every
+    /// key fell outside a prefix extractor's domain) or no blocks for some keys. Built as planned, either would
+    /// be a block `open` rejects; fitted, it is an empty filter, or one block.
+    pub(crate) fn fitted(self, num_keys: usize) -> Self {
+        let fit = |p: BlockedBloomParams| {
+            let blocks = if num_keys == 0 {
+                0
+            } else {
+                p.num_blocks().max(1)
+            };
+            BlockedBloomParams::clamped(blocks, p.num_probes())
+        };
+        match self {
+            FilterPlan::BlockedBloom(p) => FilterPlan::BlockedBloom(fit(p)),
+            FilterPlan::Ribbon { plan, fallback } => FilterPlan::Ribbon {
+                plan,
+                fallback: fit(fallback),
+            },
+            FilterPlan::StandardBloom(p) => FilterPlan::StandardBloom(p),
+        }
+    }
+
     /// Builds the payload for `hashes` (distinct after adjacent deduplication) into `out` and returns the
     /// parameters to store in the trailer.
     pub(crate) fn build(

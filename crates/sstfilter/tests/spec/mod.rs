@@ -52,6 +52,10 @@ pub struct SpecBlock<'a> {
     pub version: u8,
     pub kind: Kind,
     pub num_keys: u64,
+    /// Section 2.1: the prefix extractor's name, if the block holds prefixes.
+    pub prefix_name: Option<String>,
+    /// Section 2.1: whether whole keys were added (false only with prefixes only).
+    pub whole_keys: bool,
     /// Whether the stored CRC32 matches (section 2: checked by `verify`, not by `open`).
     pub checksum_ok: bool,
 }
@@ -91,7 +95,7 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
         return Err(Refusal::BadMagic);
     }
     let version = t[4];
-    if version == 0 || version > 1 {
+    if version == 0 || version > 2 {
         return Err(Refusal::UnsupportedVersion);
     }
     let tag = t[5];
@@ -103,9 +107,28 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     if ![1, 2, 4].contains(&tag) {
         return Err(Refusal::UnknownKind(tag)); // section 3: 0, 3 and 5..=255 are reserved
     }
-    if flags != 0 {
+    // Section 2: no flag in version 1; in version 2, bit 0 (prefixes) and bit 1 (prefixes only, with bit 0).
+    let allowed = if version == 1 { 0 } else { 0b11 };
+    if flags & !allowed != 0 || flags == 0b10 {
         return Err(Refusal::BadParams("flags"));
     }
+    // Section 2.1: the prefix section, `name ‖ name length (u16)`, just before the trailer.
+    let (payload, prefix_name) = if flags & 1 == 0 {
+        (payload, None)
+    } else {
+        let bad = || Refusal::BadParams("prefix extractor name");
+        if payload.len() < 2 {
+            return Err(bad());
+        }
+        let name_len = le(&payload[payload.len() - 2..]) as usize;
+        if name_len > 255 || name_len > payload.len() - 2 {
+            return Err(bad());
+        }
+        let name_at = payload.len() - 2 - name_len;
+        let name = std::str::from_utf8(&payload[name_at..payload.len() - 2]).map_err(|_| bad())?;
+        (&payload[..name_at], Some(name.to_owned()))
+    };
+    let payload_len = payload.len();
     let kind = match tag {
         1 => blocked_bloom_params(params, payload_len as u64, num_keys)?,
         2 => ribbon_params(params, payload_len as u64, num_keys)?,
@@ -115,6 +138,8 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
         payload,
         version,
         kind,
+        prefix_name,
+        whole_keys: flags & 0b10 == 0,
         num_keys,
         checksum_ok,
     })
@@ -208,7 +233,14 @@ fn bit(bytes: &[u8], p: u128) -> bool {
 }
 
 impl SpecBlock<'_> {
-    /// Whether the key with 64-bit hash `h` may be in the filter (section 4 of each kind).
+    /// Whether a whole key with 64-bit hash `h` may have been added: section 2.1, a block of prefixes only holds
+    /// no whole key and answers "may contain"; otherwise the kind's probe.
+    pub fn may_contain_key_hash(&self, h: u64) -> bool {
+        !self.whole_keys || self.may_contain_hash(h)
+    }
+
+    /// Whether the hash `h` (of a key or, with prefixes, of a prefix) was added to the filter (section 4 of each
+    /// kind).
     pub fn may_contain_hash(&self, h: u64) -> bool {
         match self.kind {
             Kind::BlockedBloom { k, num_blocks } => self.blocked_bloom(h, k, num_blocks),

@@ -450,7 +450,7 @@ fn impossible_directory_entries_answer_may_contain() {
 /// kinds through the public API.
 #[test]
 fn golden_ribbon_blocks_rebuild_from_their_own_parameters() {
-    use crate::format::{FORMAT_VERSION, Trailer};
+    use crate::format::Trailer;
     use crate::{FilterBlockBuilder, FilterPlan, FilterPolicy};
 
     struct Exactly(FilterPlan);
@@ -475,7 +475,8 @@ fn golden_ribbon_blocks_rebuild_from_their_own_parameters() {
             .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
             .collect();
         let (payload_len, trailer) = Trailer::decode(&bytes).unwrap();
-        if trailer.version != FORMAT_VERSION {
+        // Blocks with prefixes are rebuilt by `tests/golden.rs`, which knows their extractors.
+        if trailer.prefix_name.is_some() {
             continue;
         }
         let params = RibbonParams::decode(&trailer.params, payload_len, trailer.num_keys).unwrap();

@@ -1,0 +1,133 @@
+//! Prefix scans through the reference table: every scan returns exactly the entries that start with its prefix,
+//! whatever the filter says; tables whose filter holds the extractor's prefixes and not the scanned one are skipped
+//! without a read, and tables that cannot tell are read (and counted).
+
+use std::sync::Arc;
+
+use sstfilter::{DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, RibbonPolicy};
+use sstfilter_table::{Table, TableBuilder, TableOptions};
+
+/// Entries `t{tenant:03}/{row:04}` for the tenants in `tenants`, 20 rows each.
+fn entries(tenants: impl Iterator<Item = u32>) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out: Vec<(Vec<u8>, Vec<u8>)> = tenants
+        .flat_map(|t| {
+            (0..20).map(move |r| {
+                (
+                    format!("t{t:03}/{r:04}").into_bytes(),
+                    format!("v{t}.{r}").into_bytes(),
+                )
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn table(options: &TableOptions, entries: &[(Vec<u8>, Vec<u8>)]) -> Table<Vec<u8>> {
+    let mut builder = TableBuilder::new(Vec::new(), options);
+    for (k, v) in entries {
+        builder.add(k, v).unwrap();
+    }
+    let (_, file) = builder.finish().unwrap();
+    Table::from_reader(file.clone(), file.len() as u64).unwrap()
+}
+
+#[test]
+fn scans_return_exactly_the_prefixed_entries_and_skip_tables_without_them() {
+    let tenants: Arc<dyn PrefixExtractor> = Arc::new(DelimitedPrefix::new(b'/'));
+    let stored = entries((0..300).filter(|t| t % 3 == 0)); // every third tenant
+    for whole_keys in [true, false] {
+        for block_size in [64usize, 4096] {
+            let options = TableOptions::default()
+                .block_size(block_size)
+                .prefix_extractor(tenants.clone(), whole_keys);
+            let t = table(&options, &stored);
+            for tenant in 0..300u32 {
+                for scan in [
+                    format!("t{tenant:03}/"),
+                    format!("t{tenant:03}/001"),
+                    format!("t{tenant:03}/0019"),
+                ] {
+                    let want: Vec<(Vec<u8>, Vec<u8>)> = stored
+                        .iter()
+                        .filter(|(k, _)| k.starts_with(scan.as_bytes()))
+                        .cloned()
+                        .collect();
+                    let got = t.scan_prefix(tenants.as_ref(), scan.as_bytes()).unwrap();
+                    assert_eq!(
+                        got, want,
+                        "scan {scan}, whole keys {whole_keys}, block size {block_size}"
+                    );
+                }
+            }
+            let stats = t.stats();
+            assert_eq!(stats.prefix_scans, 900);
+            // 600 scans of absent tenants; the filter skips about 99 % of them.
+            assert!(stats.prefix_scans_skipped > 580, "{stats:?}");
+            assert_eq!(stats.prefix_scans_unfiltered, 0);
+            // Point lookups: every stored key is found, through the filter or not.
+            for (k, v) in &stored {
+                assert_eq!(t.get(k).unwrap().as_deref(), Some(&v[..]));
+            }
+        }
+    }
+}
+
+#[test]
+fn tables_that_cannot_tell_are_read_and_counted() {
+    let stored = entries(0..50);
+    let slash: Arc<dyn PrefixExtractor> = Arc::new(DelimitedPrefix::new(b'/'));
+    // No prefixes in the filter, or no filter, or another extractor: every scan reads the table, and is right.
+    let cases = [
+        ("no prefixes", TableOptions::default(), slash.clone()),
+        (
+            "no filter",
+            TableOptions::default().without_filter(),
+            slash.clone(),
+        ),
+        (
+            "other extractor",
+            TableOptions::default().prefix_extractor(Arc::new(FixedPrefix::new(4)), true),
+            slash.clone(),
+        ),
+        (
+            "scan shorter than the prefix",
+            TableOptions::default()
+                .filter_policy(RibbonPolicy::new(10.0))
+                .prefix_extractor(Arc::new(FixedPrefix::new(5)), true),
+            Arc::new(FixedPrefix::new(5)) as Arc<dyn PrefixExtractor>,
+        ),
+    ];
+    for (name, options, asked) in cases {
+        let t = table(&options, &stored);
+        for scan in [&b"t00"[..], b"t001", b"t999"] {
+            assert!(
+                matches!(
+                    t.may_contain_prefix(asked.as_ref(), scan),
+                    PrefixAnswer::Unfiltered(_)
+                ),
+                "{name}"
+            );
+            let want: Vec<_> = stored
+                .iter()
+                .filter(|(k, _)| k.starts_with(scan))
+                .cloned()
+                .collect();
+            assert_eq!(
+                t.scan_prefix(asked.as_ref(), scan).unwrap(),
+                want,
+                "{name}: {scan:?}"
+            );
+        }
+        let stats = t.stats();
+        assert_eq!(
+            (
+                stats.prefix_scans,
+                stats.prefix_scans_unfiltered,
+                stats.prefix_scans_skipped
+            ),
+            (3, 3, 0),
+            "{name}"
+        );
+    }
+}
