@@ -229,10 +229,19 @@ pub(crate) fn queries(params: &BlockedBloomParams) -> (Query, BatchQuery) {
 /// The hot path: one multiply for the block, one for the draws, `k` byte loads folded together without
 /// branches, then a single test. Any index that would fall outside `payload` (impossible after validation)
 /// answers "may contain".
+///
+/// Both ends of the key's 64 bytes are prefetched first, as RocksDB does: on a filter larger than the cache the
+/// query waits for memory, and the prefetches start both lines (an unaligned block straddles two) before the
+/// draws are computed. Measured with `crates/side-by-side` (7 interleaved runs against RocksDB's FastLocalBloom,
+/// median of per-run ratios): misses at 10^7 keys went from 1.53× to 1.11× RocksDB's time, at 10^6 from 0.76×
+/// to 0.64×; hits at 10^6 from 1.31× to 1.14×.
 fn query<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
     let KindParams::BlockedBloom(params) = params else {
         return true;
     };
+    let start = block_index(h, params.num_blocks) * BLOCK_BYTES;
+    prefetch(payload, start);
+    prefetch(payload, start + BLOCK_BYTES - 1);
     cache_line(payload, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h))
 }
 
