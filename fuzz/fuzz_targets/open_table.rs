@@ -1,5 +1,6 @@
 //! Arbitrary bytes as a reference table file: `Table::from_reader` rejects them, or every lookup, every prefix
-//! scan, the verify pass, the filter's queries and every accessor run without panicking (what `sstfilter inspect` relies on).
+//! scan, the verify pass, the filter's queries (a partitioned filter's partitions too) and every accessor run
+//! without panicking (what `sstfilter inspect` relies on).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -22,12 +23,25 @@ fuzz_target!(|data: &[u8]| {
     if let Some(filter) = table.filter() {
         sstfilter_fuzz::exercise(filter, data);
     }
+    if let Some(index) = table.partitioned_filter() {
+        let partitions = index.num_partitions();
+        for position in 0..partitions.min(64) {
+            if let Some(Ok(partition)) = table.read_filter_partition(position) {
+                sstfilter_fuzz::exercise(&partition, data);
+            }
+        }
+        assert!(table.read_filter_partition(partitions).is_none());
+    }
     for key in data.chunks(9).take(32).chain([&b""[..], &[0xff; 32][..]]) {
         let _ = table.get(key);
         let _ = table.scan_prefix(&FixedPrefix::new(3), key);
         let _ = table.scan_prefix(&DelimitedPrefix::new(b':'), key);
     }
     let stats = table.stats();
+    assert!(
+        stats.partition_loads + stats.partition_cache_hits <= stats.lookups,
+        "partition counters are inconsistent: {stats:?}"
+    );
     assert!(
         stats.filter_negatives + stats.false_positives <= stats.filter_checks,
         "counters are inconsistent: {stats:?}"

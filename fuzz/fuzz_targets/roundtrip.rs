@@ -1,21 +1,42 @@
 //! Any key set, any constructor of any policy or in-memory filter with any parameters (`Recipe`), with or without
 //! prefixes: built, reopened from its bytes and verified, every key is found, by single and batched queries
-//! alike, and no scan over a prefix of a key is answered "absent".
+//! alike, and no scan over a prefix of a key is answered "absent". Partitioned (the keys sorted, any partition
+//! size and cuts), every key is found through the index and its partition.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sstfilter::{FilterBlock, PrefixAnswer, PrefixProbe};
-use sstfilter_fuzz::{Prefixes, Recipe};
+use sstfilter::{FilterBlock, PartitionedFilter, PrefixAnswer, PrefixProbe};
+use sstfilter_fuzz::{ByOffset, Partitioning, Prefixes, Recipe};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
     recipe: Recipe,
     prefixes: Option<Prefixes>,
+    partitioning: Option<Partitioning>,
     keys: Vec<Vec<u8>>,
 }
 
 fuzz_target!(|input: Input| {
+    if let (Some(partitioning), Some(policy)) = (input.partitioning, input.recipe.policy()) {
+        let mut sorted = input.keys.clone();
+        sorted.sort();
+        let (partitions, index) = partitioning.build(policy, &sorted);
+        let filter = PartitionedFilter::open(&index[..]).expect("a fresh index opens");
+        let blocks: Vec<&[u8]> = partitions.blocks().iter().map(Vec::as_slice).collect();
+        let loader = ByOffset(&blocks);
+        for key in &sorted {
+            let partition = filter.find(key).expect("a key is in a partition");
+            filter
+                .verify_partition(&partition, blocks[partition.position])
+                .expect("a fresh partition verifies");
+            assert!(
+                filter.may_contain(key, &loader),
+                "partitioned lost {key:?} with {:?} and {partitioning:?}",
+                input.recipe
+            );
+        }
+    }
     let blocks = input.recipe.build(&input.keys, input.prefixes);
     let filters: Vec<FilterBlock<&[u8]>> = blocks
         .iter()

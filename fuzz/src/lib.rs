@@ -7,8 +7,9 @@ use std::sync::Arc;
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CappedPrefix, CountingBloomFilter,
     DelimitedPrefix, FilterBlock, FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix,
-    KeyHash, PrefixExtractor, PrefixProbe, RibbonPolicy, ScalableBloomFilter, StandardBloomParams,
-    StandardBloomPolicy, key_hash,
+    KeyHash, Partition, PartitionCuts, PartitionLoader, PartitionedFilter,
+    PartitionedFilterBuilder, Partitions, PrefixExtractor, PrefixProbe, RibbonPolicy,
+    ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy, key_hash,
 };
 
 /// A false-positive rate, log-uniform from 2^-1 to 2^-40 over the 16-bit input (every value is valid).
@@ -72,6 +73,86 @@ pub enum Recipe {
     },
 }
 
+/// How a partitioned filter is cut: every parameter of `PartitionedFilterBuilder`.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct Partitioning {
+    /// `with_partition_bytes` (0 is clamped to 1).
+    pub partition_bytes: u16,
+    /// `with_cuts(PartitionCuts::AtDataBlocks)` instead of `Anywhere`.
+    pub at_data_blocks: bool,
+    /// `end_data_block` after every this many keys (plus one).
+    pub keys_per_data_block: u8,
+}
+
+impl Partitioning {
+    /// Builds sorted `keys` into partitions with `policy` and returns them with their index, partition `i`
+    /// recorded at offset `i`.
+    pub fn build(&self, policy: SharedPolicy, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
+        let cuts = if self.at_data_blocks {
+            PartitionCuts::AtDataBlocks
+        } else {
+            PartitionCuts::Anywhere
+        };
+        let mut builder = PartitionedFilterBuilder::new(policy)
+            .with_partition_bytes(usize::from(self.partition_bytes))
+            .with_cuts(cuts);
+        let per_block = usize::from(self.keys_per_data_block) + 1;
+        for (i, key) in keys.iter().enumerate() {
+            builder.add_key(key).expect("sorted keys");
+            if (i + 1) % per_block == 0 {
+                builder.end_data_block();
+            }
+        }
+        let partitions = builder.finish();
+        let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+        let index = partitions
+            .index(&offsets)
+            .expect("one offset per partition");
+        (partitions, index)
+    }
+}
+
+/// Partitions looked up by offset in a list of blocks (any bytes: a fuzzed index may name anything).
+pub struct ByOffset<'a>(pub &'a [&'a [u8]]);
+
+impl PartitionLoader for ByOffset<'_> {
+    type Block<'b>
+        = &'b [u8]
+    where
+        Self: 'b;
+    type Error = ();
+
+    fn load(&self, partition: &Partition) -> Result<&[u8], ()> {
+        let at = usize::try_from(partition.offset).map_err(|_| ())?;
+        self.0.get(at).copied().ok_or(())
+    }
+}
+
+/// Calls every query and accessor of an opened partition index, with keys from `probe_bytes` and partitions
+/// from `blocks`. Must never panic.
+pub fn exercise_index<B: AsRef<[u8]>>(
+    filter: &PartitionedFilter<B>,
+    blocks: &[&[u8]],
+    probe_bytes: &[u8],
+) {
+    let _ = (
+        filter.num_partitions(),
+        filter.num_keys(),
+        filter.as_bytes().len(),
+    );
+    for partition in filter.partitions() {
+        let _ = filter.separator(partition.position);
+        if let Some(block) = blocks.get(partition.position) {
+            let _ = filter.verify_partition(&partition, *block);
+        }
+    }
+    let loader = ByOffset(blocks);
+    for key in probe_bytes.chunks(5).take(32) {
+        let _ = filter.find(key);
+        let _ = filter.may_contain(key, &loader);
+    }
+}
+
 /// A built-in prefix extractor with its parameter (lengths up to 15, any delimiter byte).
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum Extractor {
@@ -103,6 +184,9 @@ pub struct Prefixes {
     pub whole_keys: bool,
 }
 
+/// Any policy, shared: what a partitioned builder clones for each partition.
+pub type SharedPolicy = Arc<dyn FilterPolicy + Send + Sync>;
+
 /// A policy that plans exactly the given parameters, as a user's own `FilterPolicy` may.
 struct Explicit(FilterPlan);
 
@@ -113,24 +197,12 @@ impl FilterPolicy for Explicit {
 }
 
 impl Recipe {
-    /// Builds `keys` into blocks: one block for every recipe but `ScalableBloomFilter`, which gives one per stage.
-    /// Every key is found by at least one of the blocks. `prefixes` applies to the recipes that build through a
-    /// policy (the in-memory filters hold whole keys only).
-    pub fn build(&self, keys: &[Vec<u8>], prefixes: Option<Prefixes>) -> Vec<Vec<u8>> {
-        let through = |policy: &dyn FilterPolicy| {
-            let mut builder = FilterBlockBuilder::new(policy);
-            if let Some(p) = prefixes {
-                builder = builder.with_prefixes(p.extractor.get(), p.whole_keys);
-            }
-            for key in keys {
-                builder.add_key(key);
-            }
-            vec![builder.finish()]
-        };
-        match *self {
-            Recipe::BlockedBloomPolicy(b) => through(&BlockedBloomPolicy::new(b.get())),
-            Recipe::StandardBloomPolicy(b) => through(&StandardBloomPolicy::new(b.get())),
-            Recipe::RibbonNew(b) => through(&RibbonPolicy::new(b.get())),
+    /// The policy of a recipe that builds through one (`None` for the in-memory filters).
+    pub fn policy(&self) -> Option<SharedPolicy> {
+        let policy: SharedPolicy = match *self {
+            Recipe::BlockedBloomPolicy(b) => Arc::new(BlockedBloomPolicy::new(b.get())),
+            Recipe::StandardBloomPolicy(b) => Arc::new(StandardBloomPolicy::new(b.get())),
+            Recipe::RibbonNew(b) => Arc::new(RibbonPolicy::new(b.get())),
             Recipe::RibbonWithFpr {
                 rate,
                 slot_overhead,
@@ -143,20 +215,40 @@ impl Recipe {
                 if let Some(cap) = max_build_memory {
                     policy = policy.with_max_build_memory(cap as usize);
                 }
-                through(&policy)
+                Arc::new(policy)
             }
             Recipe::BlockedBloomParams { blocks, probes } => {
                 // Any size, even none for some keys or some for none: the builder fits it to the key count.
                 let blocks = u32::from(blocks);
                 let params = BlockedBloomParams::new(blocks, probes % 24 + 1).expect("valid");
-                through(&Explicit(FilterPlan::BlockedBloom(params)))
+                Arc::new(Explicit(FilterPlan::BlockedBloom(params)))
             }
             Recipe::StandardBloomParams { bits, hashes } => {
                 let params =
                     StandardBloomParams::new(u64::from(bits) + 1, u32::from(hashes.max(1)))
                         .expect("valid");
-                through(&Explicit(FilterPlan::StandardBloom(params)))
+                Arc::new(Explicit(FilterPlan::StandardBloom(params)))
             }
+            _ => return None,
+        };
+        Some(policy)
+    }
+
+    /// Builds `keys` into blocks: one block for every recipe but `ScalableBloomFilter`, which gives one per stage.
+    /// Every key is found by at least one of the blocks. `prefixes` applies to the recipes that build through a
+    /// policy (the in-memory filters hold whole keys only).
+    pub fn build(&self, keys: &[Vec<u8>], prefixes: Option<Prefixes>) -> Vec<Vec<u8>> {
+        if let Some(policy) = self.policy() {
+            let mut builder = FilterBlockBuilder::new(policy);
+            if let Some(p) = prefixes {
+                builder = builder.with_prefixes(p.extractor.get(), p.whole_keys);
+            }
+            for key in keys {
+                builder.add_key(key);
+            }
+            return vec![builder.finish()];
+        }
+        match *self {
             Recipe::BloomFilterWithRate { expected, rate } => filled(
                 BloomFilter::with_rate(usize::from(expected), rate.get()),
                 keys,
@@ -191,6 +283,12 @@ impl Recipe {
                 }
                 filter.stages().map(BloomFilter::to_block).collect()
             }
+            Recipe::BlockedBloomPolicy(_)
+            | Recipe::StandardBloomPolicy(_)
+            | Recipe::RibbonNew(_)
+            | Recipe::RibbonWithFpr { .. }
+            | Recipe::BlockedBloomParams { .. }
+            | Recipe::StandardBloomParams { .. } => unreachable!("built through its policy above"),
         }
     }
 }

@@ -13,6 +13,7 @@ use sstfilter_table::{SharedFilterPolicy, Table, TableBuilder, TableOptions, Tab
 use crate::CliResult;
 use crate::configs::{CONFIGS, FilterConfig};
 use crate::keys;
+use crate::partition_demo;
 use crate::plot::{self, Series, Style};
 use crate::prefix_demo;
 use crate::progress::{bar, tick};
@@ -34,6 +35,8 @@ pub(crate) struct DemoArgs {
     pub(crate) plot: Option<PathBuf>,
     /// Run the prefix-scan demo instead.
     pub(crate) prefix: bool,
+    /// Run the partitioned-filter demo instead.
+    pub(crate) partitioned: bool,
 }
 
 /// Seeds of the lookup streams: fixed, so every configuration and every run asks for the same keys.
@@ -92,6 +95,9 @@ pub(crate) fn run(args: &DemoArgs) -> CliResult<()> {
     };
     if args.prefix {
         return prefix_demo::run(root, args.tables, args.bits_per_key);
+    }
+    if args.partitioned {
+        return partition_demo::run(root, args);
     }
     let total = args.keys * args.tables;
     println!(

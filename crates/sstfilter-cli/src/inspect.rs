@@ -8,7 +8,7 @@ use std::path::Path;
 
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, TRAILER_LEN};
-use sstfilter_table::{ReadAt, TABLE_FORMAT_VERSION, TABLE_MAGIC, Table};
+use sstfilter_table::{BlockHandle, ReadAt, TABLE_FORMAT_VERSION, TABLE_MAGIC, Table};
 
 use crate::CliResult;
 use crate::text::{percent, thousands};
@@ -60,6 +60,11 @@ fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
         }
     }
     match (table.filter_handle(), table.filter(), table.filter_error()) {
+        (Some(handle), None, None) if table.partitioned_filter().is_some() => {
+            if let Err(e) = explain_partitions(&table, handle) {
+                problems.push(e);
+            }
+        }
         (Some(handle), Some(filter), _) => {
             println!(
                 "filter block at offset {} (CRC ok, keys match the table):",
@@ -85,6 +90,75 @@ fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
     } else {
         Err(format!("{name}: {}", problems.join("; ")).into())
     }
+}
+
+/// Explains a partitioned filter: its index, and every partition read and checked. Returns the first problem.
+fn explain_partitions<R: ReadAt>(table: &Table<R>, handle: BlockHandle) -> Result<(), String> {
+    let Some(index) = table.partitioned_filter() else {
+        return Ok(());
+    };
+    let keys = index.num_keys();
+    println!(
+        "partitioned filter: index at offset {}, {} bytes (CRC ok, {} keys match the table)",
+        thousands(handle.offset()),
+        thousands(handle.size()),
+        thousands(keys)
+    );
+    let partitions: Vec<_> = index.partitions().collect();
+    let mut lens: Vec<u64> = partitions.iter().map(|p| p.len).collect();
+    let mut counts: Vec<u64> = partitions.iter().map(|p| p.num_keys).collect();
+    let total: u64 = lens.iter().sum();
+    println!("  partitions       {}", thousands(partitions.len() as u64));
+    let (low, middle, high) = spread(&mut lens);
+    println!(
+        "  partition bytes  {} in all; each min {low} / median {middle} / max {high}",
+        thousands(total)
+    );
+    let (low, middle, high) = spread(&mut counts);
+    println!("  keys/partition   min {low} / median {middle} / max {high}");
+    if keys > 0 {
+        let per_key = |bytes: u64| bytes as f64 * 8.0 / keys as f64;
+        println!(
+            "  bits/key         {:.2} in partitions + {:.2} for the index (kept in memory)",
+            per_key(total),
+            per_key(handle.size())
+        );
+    }
+    let mut kinds = std::collections::BTreeMap::new();
+    for position in 0..partitions.len() {
+        match table.read_filter_partition(position) {
+            Some(Ok(filter)) => *kinds.entry(filter.kind().to_string()).or_insert(0u64) += 1,
+            Some(Err(e)) => {
+                let problem = format!("filter partition {position}: {e}");
+                println!("  partitions       UNUSABLE: {problem}; its lookups read a data block");
+                return Err(problem);
+            }
+            None => {}
+        }
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} × {n}")).collect();
+    println!("  kinds            {}", kinds.join(", "));
+    println!("  checks           every partition's CRC ok and as its index entry says");
+    if let Some(first) = table.read_filter_partition(0).and_then(Result::ok) {
+        println!("partition 0:");
+        explain(&first);
+    }
+    Ok(())
+}
+
+/// Minimum, median and maximum, as text.
+fn spread(values: &mut [u64]) -> (String, String, String) {
+    values.sort_unstable();
+    let at = |i: usize| {
+        values
+            .get(i)
+            .map_or_else(|| "-".to_owned(), |v| thousands(*v))
+    };
+    (
+        at(0),
+        at(values.len() / 2),
+        at(values.len().saturating_sub(1)),
+    )
 }
 
 fn inspect_block(path: &Path, file: &File, len: u64) -> CliResult<()> {

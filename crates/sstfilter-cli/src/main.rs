@@ -20,6 +20,7 @@ mod configs;
 mod demo;
 mod inspect;
 mod keys;
+mod partition_demo;
 mod plot;
 mod prefix_demo;
 mod progress;
@@ -112,6 +113,16 @@ fn command() -> Command {
                             "Instead, scan key prefixes across an LSM whose filters hold no prefixes, prefixes beside \
                              whole keys, or prefixes only: tables read and skipped per scan",
                         )
+                        .action(ArgAction::SetTrue),
+                )
+                .arg(
+                    Arg::new("partitioned")
+                        .long("partitioned")
+                        .help(
+                            "Instead, compare full filters with 4 KiB partitions under filter memory budgets of 1, 10 \
+                             and 100 %: resident filter bytes, partition loads and data-block reads per lookup",
+                        )
+                        .conflicts_with("prefix")
                         .action(ArgAction::SetTrue),
                 ),
         )
@@ -225,6 +236,7 @@ fn demo_args(m: &ArgMatches) -> demo::DemoArgs {
         dir: m.get_one::<PathBuf>("dir").cloned(),
         plot: m.get_one::<PathBuf>("plot").cloned(),
         prefix: m.get_flag("prefix"),
+        partitioned: m.get_flag("partitioned"),
     }
 }
 

@@ -172,6 +172,70 @@ fn inspect_explains_raw_filter_blocks_and_tables() {
 }
 
 #[test]
+fn demo_partitioned_keeps_the_index_resident_and_loads_partitions_within_the_budget() {
+    let out = ok(&[
+        "demo",
+        "--partitioned",
+        "--tables",
+        "2",
+        "--keys",
+        "20000",
+        "--lookups",
+        "2000",
+    ]);
+    let cells = |config: &str, stream: &str| -> Vec<String> {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(config) && l.contains(stream))
+            .unwrap_or_else(|| panic!("no {config} {stream} row in:\n{out}"));
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    let number = |cell: &str| -> f64 { cell.replace(',', "").parse().unwrap() };
+    for stream in ["uniform", "skewed"] {
+        let full = cells("full, pinned", stream);
+        let small = cells("partitioned, 1 % budget", stream);
+        // Columns counted from the end: 5 resident bytes, 4 loads, 3 hits, 2 data-block reads, 1 ns.
+        let at = |cells: &[String], from_end: usize| number(&cells[cells.len() - from_end]);
+        assert!(at(&small, 5) < at(&full, 5) / 10.0, "{out}");
+        assert!(at(&small, 4) > 1.0, "with 1 % every lookup loads: {out}");
+        // Reads avoided stay those of the full filter: about 1 % of 2 tables.
+        assert!(at(&small, 2) < 0.1 && at(&full, 2) < 0.1, "{out}");
+    }
+}
+
+#[test]
+fn inspect_explains_partitioned_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("partitioned.sst");
+    let options =
+        TableOptions::default().partitioned_filter(512, sstfilter::PartitionCuts::AtDataBlocks);
+    write_table(&table, 5000, &options);
+    let out = ok(&["inspect", table.to_str().unwrap()]);
+    for expected in [
+        "partitioned filter: index at offset",
+        "5,000 keys match the table",
+        "partitions       ",
+        "keys/partition   min",
+        "for the index (kept in memory)",
+        "kinds            BlockedBloom × ",
+        "every partition's CRC ok",
+        "partition 0:",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    // A damaged partition is named, and the exit code says so.
+    let mut bytes = std::fs::read(&table).unwrap();
+    let data_end = {
+        let t = sstfilter_table::Table::open(&table).unwrap();
+        t.partitioned_filter().unwrap().partition(1).unwrap().offset as usize
+    };
+    bytes[data_end + 10] ^= 1;
+    std::fs::write(&table, &bytes).unwrap();
+    let err = fails(&["inspect", table.to_str().unwrap()], 1);
+    assert!(err.contains("filter partition 1"), "{err}");
+}
+
+#[test]
 fn inspect_reports_bad_files_as_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use super::block::BlockBuilder;
 use super::error::{TableError, TableResult};
 use super::format::{BlockHandle, Footer, append_crc};
-use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder, FilterPolicy, PrefixExtractor};
+use sstfilter::{
+    BlockedBloomPolicy, FilterBlockBuilder, FilterPolicy, PartitionCuts, PartitionedFilterBuilder,
+    PrefixExtractor,
+};
 
 /// Default target size of a data block: 4 KiB, LevelDB's default and one page of most file systems.
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
@@ -30,18 +33,21 @@ pub type SharedFilterPolicy = Arc<dyn FilterPolicy + Send + Sync>;
 /// The default is 4 KiB data blocks and a BlockedBloom filter at 10 bits per key (about 0.96 % false positives).
 ///
 /// ```
-/// use sstfilter::BlockedBloomPolicy;
+/// use sstfilter::{BlockedBloomPolicy, PartitionCuts};
 /// use sstfilter_table::TableOptions;
 ///
 /// let options = TableOptions::default().block_size(16 * 1024).filter_policy(BlockedBloomPolicy::new(14.0));
 /// let no_filter = TableOptions::default().without_filter();
-/// # let _ = (options, no_filter);
+/// // A big table: its filter in 4 KiB partitions cut at data-block boundaries, loaded on demand.
+/// let partitioned = TableOptions::default().partitioned_filter(4096, PartitionCuts::AtDataBlocks);
+/// # let _ = (options, no_filter, partitioned);
 /// ```
 #[derive(Clone)]
 pub struct TableOptions {
     block_size: usize,
     filter: Option<SharedFilterPolicy>,
     prefixes: Option<(Arc<dyn PrefixExtractor>, bool)>,
+    partitions: Option<(usize, PartitionCuts)>,
 }
 
 impl Default for TableOptions {
@@ -50,6 +56,7 @@ impl Default for TableOptions {
             block_size: DEFAULT_BLOCK_SIZE,
             filter: Some(Arc::new(BlockedBloomPolicy::new(10.0))),
             prefixes: None,
+            partitions: None,
         }
     }
 }
@@ -63,6 +70,7 @@ impl fmt::Debug for TableOptions {
                 "prefix_extractor",
                 &self.prefixes.as_ref().map(|(e, _)| e.name()),
             )
+            .field("partitions", &self.partitions)
             .finish()
     }
 }
@@ -99,6 +107,8 @@ impl TableOptions {
     /// Also stores the prefix `extractor` gives each key in the filter block, so that
     /// [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix. With
     /// `whole_keys` false, only prefixes are stored: smaller, but point lookups are no longer filtered.
+    ///
+    /// Prefixes need one filter block: this turns [`partitioned_filter`](Self::partitioned_filter) off.
     #[must_use]
     pub fn prefix_extractor(
         mut self,
@@ -106,8 +116,26 @@ impl TableOptions {
         whole_keys: bool,
     ) -> Self {
         self.prefixes = Some((extractor, whole_keys));
+        self.partitions = None;
         self
     }
+
+    /// Builds the filter in partitions of about `partition_bytes` each (FORMAT.md, sections 7.3 and 8), cut
+    /// `cuts`, instead of one block: a reader keeps only the small partition index in memory and loads the
+    /// partitions lookups need through a [`PartitionCache`](crate::PartitionCache). Partitions hold whole keys
+    /// only: this turns [`prefix_extractor`](Self::prefix_extractor) off.
+    #[must_use]
+    pub fn partitioned_filter(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
+        self.partitions = Some((partition_bytes, cuts));
+        self.prefixes = None;
+        self
+    }
+}
+
+/// The table's filter in the making: one block, or partitions.
+enum FilterBuilder {
+    Whole(FilterBlockBuilder<SharedFilterPolicy>),
+    Partitioned(PartitionedFilterBuilder<SharedFilterPolicy>),
 }
 
 /// What [`TableBuilder::finish`] wrote.
@@ -120,8 +148,11 @@ pub struct TableSummary {
     pub data_blocks: u64,
     /// Bytes of the data region (data blocks and their CRCs).
     pub data_bytes: u64,
-    /// Where the filter block lies (`None` without a filter policy).
+    /// Where the filter block lies (`None` without a filter policy): the partition index for a partitioned
+    /// filter.
     pub filter: Option<BlockHandle>,
+    /// Filter partitions written before the partition index (0 for a filter in one block).
+    pub filter_partitions: u64,
     /// Where the index block lies.
     pub index: BlockHandle,
     /// Length of the whole file.
@@ -159,7 +190,7 @@ pub struct TableBuilder<W: Write> {
     block_size: usize,
     data: BlockBuilder,
     index: BlockBuilder,
-    filter: Option<FilterBlockBuilder<SharedFilterPolicy>>,
+    filter: Option<FilterBuilder>,
     last_key: Vec<u8>,
     num_entries: u64,
     data_blocks: u64,
@@ -196,13 +227,20 @@ impl<W: Write> TableBuilder<W> {
             data: BlockBuilder::default(),
             index: BlockBuilder::default(),
             filter: options.filter.clone().map(|policy| {
+                if let Some((bytes, cuts)) = options.partitions {
+                    return FilterBuilder::Partitioned(
+                        PartitionedFilterBuilder::new(policy)
+                            .with_partition_bytes(bytes)
+                            .with_cuts(cuts),
+                    );
+                }
                 let builder = FilterBlockBuilder::new(policy);
-                match &options.prefixes {
+                FilterBuilder::Whole(match &options.prefixes {
                     Some((extractor, whole_keys)) => {
                         builder.with_prefixes(extractor.clone(), *whole_keys)
                     }
                     None => builder,
-                }
+                })
             }),
             last_key: Vec::new(),
             num_entries: 0,
@@ -230,8 +268,11 @@ impl<W: Write> TableBuilder<W> {
             });
         }
         self.data.add(key, value).ok_or_else(too_large)?;
-        if let Some(filter) = &mut self.filter {
-            filter.add_key(key);
+        match &mut self.filter {
+            Some(FilterBuilder::Whole(filter)) => filter.add_key(key),
+            // Keys strictly increase (checked above), which is all the partitioned builder asks.
+            Some(FilterBuilder::Partitioned(filter)) => filter.add_key(key)?,
+            None => {}
         }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
@@ -255,10 +296,24 @@ impl<W: Write> TableBuilder<W> {
             self.flush_data_block()?;
         }
         let data_bytes = self.offset;
+        let mut filter_partitions = 0;
         let filter = match self.filter.take() {
-            Some(filter) => {
+            Some(FilterBuilder::Whole(filter)) => {
                 self.scratch.clear();
                 filter.finish_into(&mut self.scratch);
+                Some(self.write_scratch()?)
+            }
+            Some(FilterBuilder::Partitioned(filter)) => {
+                // Partitions after the data blocks, in key order; then their index where the filter block goes.
+                let partitions = filter.finish();
+                let mut offsets = Vec::with_capacity(partitions.len());
+                for block in partitions.blocks() {
+                    self.scratch.clear();
+                    self.scratch.extend_from_slice(block);
+                    offsets.push(self.write_scratch()?.offset());
+                }
+                filter_partitions = offsets.len() as u64;
+                self.scratch = partitions.index(&offsets)?;
                 Some(self.write_scratch()?)
             }
             None => None,
@@ -278,6 +333,7 @@ impl<W: Write> TableBuilder<W> {
             data_blocks: self.data_blocks,
             data_bytes,
             filter,
+            filter_partitions,
             index,
             file_len: self.offset + super::format::FOOTER_LEN as u64,
         };
@@ -290,6 +346,9 @@ impl<W: Write> TableBuilder<W> {
         self.data.finish_into(&mut self.scratch);
         let handle = self.write_scratch()?;
         self.data_blocks += 1;
+        if let Some(FilterBuilder::Partitioned(filter)) = &mut self.filter {
+            filter.end_data_block();
+        }
         // NOTE: the index key is the block's last key, so "first index key >= lookup key" finds the only block
         // that can hold the key. (LevelDB shortens it to a separator; a reference table keeps it exact.)
         let mut encoded = Vec::with_capacity(super::format::HANDLE_LEN);

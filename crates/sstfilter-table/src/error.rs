@@ -15,6 +15,11 @@ pub enum BlockType {
     Index,
     /// The filter block (the meta block holding the sstfilter block).
     Filter,
+    /// The partition of a partitioned filter stored at this file offset.
+    FilterPartition {
+        /// File offset of the partition.
+        offset: u64,
+    },
     /// The data block stored at this file offset.
     Data {
         /// File offset of the block.
@@ -28,6 +33,9 @@ impl fmt::Display for BlockType {
             BlockType::Footer => f.write_str("footer"),
             BlockType::Index => f.write_str("index block"),
             BlockType::Filter => f.write_str("filter block"),
+            BlockType::FilterPartition { offset } => {
+                write!(f, "filter partition at offset {offset}")
+            }
             BlockType::Data { offset } => write!(f, "data block at offset {offset}"),
         }
     }

@@ -27,6 +27,13 @@
 //!    index names the one data block that can hold the key, which is read with one positioned read.
 //!    [`Table::stats`] counts filter checks, reads avoided, data-block reads and false positives.
 //!
+//! **Partitioned filters.** With [`TableOptions::partitioned_filter`] the filter is written as partitions of a
+//! few KiB (after the data blocks) and a partition index where the filter block goes (FORMAT.md, section 7.3).
+//! [`Table::open`] then keeps only the index; a lookup loads the one partition it needs into a
+//! [`PartitionCache`] (shareable by every table, bounded in bytes), verified as it enters, and
+//! [`TableStats`] counts partition loads and cache hits. A damaged partition costs its lookups a data-block
+//! read, never a key.
+//!
 //! An LSM lookup asks tables from newest to oldest until one holds the key; with a filter on every table, an
 //! absent key costs about `FPR × tables` data-block reads instead of one per table. `sstfilter demo` measures
 //! exactly that.
@@ -81,6 +88,7 @@
 
 mod block;
 mod builder;
+mod cache;
 mod error;
 mod format;
 mod le;
@@ -92,6 +100,7 @@ pub use builder::{
     DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE, MAX_ENTRY_LEN, SharedFilterPolicy, TableBuilder,
     TableOptions, TableSummary,
 };
+pub use cache::PartitionCache;
 pub use error::{BlockDefect, BlockType, TableError, TableResult};
 pub use format::{BLOCK_TRAILER_LEN, BlockHandle, FOOTER_LEN, TABLE_FORMAT_VERSION, TABLE_MAGIC};
 pub use read_at::ReadAt;

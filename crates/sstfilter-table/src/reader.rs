@@ -5,12 +5,14 @@ use core::fmt;
 use std::fs::File;
 
 use super::block::Block;
+use super::cache::{CachedPartition, PartitionCache, next_table_id};
 use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
 use sstfilter::{
-    AlignedBlock, FilterBlock, KeyHash, PrefixAnswer, PrefixExtractor, Unfiltered, key_hash,
+    AlignedBlock, Error, FilterBlock, KeyHash, Partition, PartitionAnswer, PartitionLoader,
+    PartitionedFilter, PrefixAnswer, PrefixExtractor, Unfiltered, key_hash,
 };
 
 /// What a table's filter block can do for lookups.
@@ -20,8 +22,25 @@ enum FilterState {
     Absent,
     /// The filter block opened and verified.
     Ready(FilterBlock<AlignedBlock>),
+    /// A partitioned filter: its index opened and verified, partitions loaded on demand.
+    Partitioned(Box<Partitions>),
     /// The filter block is corrupt or unreadable: lookups treat the table as "may contain" and count it.
     Unusable(TableError),
+}
+
+/// A partitioned filter's pinned index and where its partitions are kept.
+#[derive(Debug)]
+struct Partitions {
+    index: PartitionedFilter<AlignedBlock>,
+    cache: PartitionCache,
+    /// This table's key space in the cache.
+    table_id: u64,
+}
+
+/// What the table's filter block turned out to be.
+enum LoadedFilter {
+    Whole(FilterBlock<AlignedBlock>),
+    Partitioned(PartitionedFilter<AlignedBlock>),
 }
 
 /// An open table: the footer, the index block and the filter block are in memory; data blocks are read on
@@ -57,20 +76,39 @@ impl<R> fmt::Debug for Table<R> {
 
 #[cfg(any(unix, windows))]
 impl Table<File> {
-    /// Opens the table file at `path`.
+    /// Opens the table file at `path`. A partitioned filter keeps its partitions in a cache of its own without a
+    /// budget (see [`open_with_cache`](Self::open_with_cache)).
     pub fn open(path: impl AsRef<std::path::Path>) -> TableResult<Self> {
+        Table::open_with_cache(path, PartitionCache::unbounded())
+    }
+
+    /// Opens the table file at `path`, keeping the partitions of a partitioned filter in `cache` (which other
+    /// tables may share).
+    pub fn open_with_cache(
+        path: impl AsRef<std::path::Path>,
+        cache: PartitionCache,
+    ) -> TableResult<Self> {
         let file = File::open(path)?;
         let len = file.metadata()?.len();
-        Table::from_reader(file, len)
+        Table::from_reader_with_cache(file, len, cache)
     }
 }
 
 impl<R: ReadAt> Table<R> {
     /// Opens a table stored in `source`, which holds `file_len` bytes (a file, a buffer, an object).
     ///
-    /// Reads the footer, the index block and the filter block; never allocates more than the file's length and
-    /// never panics, whatever the bytes.
+    /// Reads the footer, the index block and the filter block (a partitioned filter's index); never allocates
+    /// more than the file's length and never panics, whatever the bytes.
     pub fn from_reader(source: R, file_len: u64) -> TableResult<Self> {
+        Table::from_reader_with_cache(source, file_len, PartitionCache::unbounded())
+    }
+
+    /// [`from_reader`](Self::from_reader), keeping the partitions of a partitioned filter in `cache`.
+    pub fn from_reader_with_cache(
+        source: R,
+        file_len: u64,
+        cache: PartitionCache,
+    ) -> TableResult<Self> {
         let footer_start = file_len
             .checked_sub(FOOTER_LEN as u64)
             .ok_or(TableError::TooShort {
@@ -81,13 +119,22 @@ impl<R: ReadAt> Table<R> {
         source.read_exact_at(&mut footer, footer_start)?;
         let footer = Footer::decode(&footer, file_len)?;
         let index = read_block(&source, footer.index, BlockType::Index)?;
-        validate_index(&index, footer.data_end())?;
+        let data_blocks_end = validate_index(&index, footer.data_end())?;
         let filter = match footer.filter {
             None => FilterState::Absent,
-            Some(handle) => match load_filter(&source, handle, footer.num_entries) {
-                Ok(filter) => FilterState::Ready(filter),
-                Err(e) => FilterState::Unusable(e),
-            },
+            Some(handle) => {
+                match load_filter(&source, handle, footer.num_entries, data_blocks_end) {
+                    Ok(LoadedFilter::Whole(filter)) => FilterState::Ready(filter),
+                    Ok(LoadedFilter::Partitioned(index)) => {
+                        FilterState::Partitioned(Box::new(Partitions {
+                            index,
+                            cache,
+                            table_id: next_table_id(),
+                        }))
+                    }
+                    Err(e) => FilterState::Unusable(e),
+                }
+            }
         };
         Ok(Table {
             source,
@@ -121,6 +168,25 @@ impl<R: ReadAt> Table<R> {
                     return Ok(None);
                 }
                 true
+            }
+            FilterState::Partitioned(partitions) => {
+                let loader = Loader {
+                    source: &self.source,
+                    partitions,
+                    counters: &self.counters,
+                };
+                let answer = partitions.index.lookup(key, hash, &loader);
+                if let PartitionAnswer::Unavailable { .. } = answer {
+                    bump(&self.counters.filter_unavailable);
+                    false
+                } else {
+                    bump(&self.counters.filter_checks);
+                    if !answer.may_contain() {
+                        bump(&self.counters.filter_negatives);
+                        return Ok(None);
+                    }
+                    true
+                }
             }
             FilterState::Unusable(_) => {
                 bump(&self.counters.filter_unavailable);
@@ -167,7 +233,7 @@ impl<R: ReadAt> Table<R> {
     ) -> PrefixAnswer {
         match &self.filter {
             FilterState::Ready(filter) => filter.may_contain_scan(extractor, prefix),
-            FilterState::Unusable(_) | FilterState::Absent => {
+            FilterState::Partitioned(_) | FilterState::Unusable(_) | FilterState::Absent => {
                 PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes)
             }
         }
@@ -229,7 +295,8 @@ impl<R: ReadAt> Table<R> {
     }
 
     /// Reads every data block and checks its CRC, its structure, the key order across blocks, the index keys and
-    /// the entry count. Costs a pass over the file; does not touch the lookup counters.
+    /// the entry count; and every partition of a partitioned filter
+    /// ([`read_filter_partition`](Self::read_filter_partition)). Costs a pass over the file; does not touch the lookup counters.
     pub fn verify(&self) -> TableResult<()> {
         let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
         let mut previous: Option<Vec<u8>> = None;
@@ -260,7 +327,29 @@ impl<R: ReadAt> Table<R> {
                 found: entries,
             });
         }
+        if let Some(index) = self.partitioned_filter() {
+            for position in 0..index.num_partitions() {
+                if let Some(partition) = self.read_filter_partition(position) {
+                    partition?;
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// Partition `position` of the table's partitioned filter, read from the file (not from the cache, not
+    /// counted) and checked: the table's CRC32 after it, its own CRC32, and that it is the partition the index
+    /// names. `None` without a partitioned filter or past its last partition.
+    pub fn read_filter_partition(
+        &self,
+        position: usize,
+    ) -> Option<TableResult<FilterBlock<AlignedBlock>>> {
+        let index = self.partitioned_filter()?;
+        let partition = index.partition(position)?;
+        Some(
+            read_partition(&self.source, index, &partition)
+                .and_then(|bytes| Ok(FilterBlock::open(bytes)?)),
+        )
     }
 }
 
@@ -271,12 +360,30 @@ impl<R> Table<R> {
         self.counters.snapshot()
     }
 
-    /// The table's filter block, if it has one and it opened and verified.
+    /// The table's filter block, if it has one in one block and it opened and verified.
     #[must_use]
     pub fn filter(&self) -> Option<&FilterBlock<AlignedBlock>> {
         match &self.filter {
             FilterState::Ready(filter) => Some(filter),
-            FilterState::Absent | FilterState::Unusable(_) => None,
+            FilterState::Partitioned(_) | FilterState::Absent | FilterState::Unusable(_) => None,
+        }
+    }
+
+    /// The partition index of the table's partitioned filter, if it has one and it opened.
+    #[must_use]
+    pub fn partitioned_filter(&self) -> Option<&PartitionedFilter<AlignedBlock>> {
+        match &self.filter {
+            FilterState::Partitioned(partitions) => Some(&partitions.index),
+            FilterState::Ready(_) | FilterState::Absent | FilterState::Unusable(_) => None,
+        }
+    }
+
+    /// The cache the partitions of the table's partitioned filter are kept in, if it has one.
+    #[must_use]
+    pub fn partition_cache(&self) -> Option<&PartitionCache> {
+        match &self.filter {
+            FilterState::Partitioned(partitions) => Some(&partitions.cache),
+            FilterState::Ready(_) | FilterState::Absent | FilterState::Unusable(_) => None,
         }
     }
 
@@ -286,7 +393,7 @@ impl<R> Table<R> {
     pub fn filter_error(&self) -> Option<&TableError> {
         match &self.filter {
             FilterState::Unusable(e) => Some(e),
-            FilterState::Absent | FilterState::Ready(_) => None,
+            FilterState::Absent | FilterState::Ready(_) | FilterState::Partitioned(_) => None,
         }
     }
 
@@ -353,8 +460,8 @@ fn read_block_into<R: ReadAt, B: AsRef<[u8]> + AsMut<[u8]>>(
 }
 
 /// Checks the index: a well-formed block whose keys strictly increase and whose values are handles of data
-/// blocks that follow each other without overlap inside `0..data_end`.
-fn validate_index(index: &[u8], data_end: u64) -> TableResult<()> {
+/// blocks that follow each other without overlap inside `0..data_end`. Returns where the last data block ends.
+fn validate_index(index: &[u8], data_end: u64) -> TableResult<u64> {
     let block = Block::parse(index).map_err(corrupt(BlockType::Index))?;
     block
         .check_sorted(None)
@@ -369,7 +476,7 @@ fn validate_index(index: &[u8], data_end: u64) -> TableResult<()> {
         handle.check_within(kind, next_offset..data_end, false)?;
         next_offset = handle.end().unwrap_or(data_end);
     }
-    Ok(())
+    Ok(next_offset)
 }
 
 /// Decodes index entry `entry`'s value as a block handle.
@@ -383,12 +490,14 @@ fn decode_handle(entry: usize, encoded: &[u8]) -> TableResult<BlockHandle> {
     })
 }
 
-/// Reads, checks and opens the filter block; any failure makes the filter unusable (not the table).
+/// Reads, checks and opens the filter block, or the partition index of a partitioned filter, whose partitions
+/// must lie between the last data block and the index; any failure makes the filter unusable (not the table).
 fn load_filter<R: ReadAt>(
     source: &R,
     handle: BlockHandle,
     num_entries: u64,
-) -> TableResult<FilterBlock<AlignedBlock>> {
+    data_blocks_end: u64,
+) -> TableResult<LoadedFilter> {
     let bytes = read_block_into(
         source,
         handle,
@@ -396,6 +505,26 @@ fn load_filter<R: ReadAt>(
         AlignedBlock::zeroed,
         AlignedBlock::truncate,
     )?;
+    if let Err(Error::PartitionIndex) = FilterBlock::open(bytes.as_ref()) {
+        let index = PartitionedFilter::open(bytes)?;
+        if index.num_keys() != num_entries {
+            return Err(TableError::FilterKeyCount {
+                table: num_entries,
+                filter: index.num_keys(),
+            });
+        }
+        for partition in index.partitions() {
+            let kind = BlockType::FilterPartition {
+                offset: partition.offset,
+            };
+            BlockHandle::new(partition.offset, partition.len).check_within(
+                kind,
+                data_blocks_end..handle.offset(),
+                false,
+            )?;
+        }
+        return Ok(LoadedFilter::Partitioned(index));
+    }
     let filter = FilterBlock::open_verified(bytes)?;
     // Keys are strictly increasing, so every entry is one distinct hash in the filter (barring a 64-bit hash
     // collision between neighbours, which only costs this filter). A different count means the filter was built
@@ -407,7 +536,61 @@ fn load_filter<R: ReadAt>(
             filter: filter.num_keys(),
         });
     }
-    Ok(filter)
+    Ok(LoadedFilter::Whole(filter))
+}
+
+/// Reads `partition` from the file and checks the table's CRC32 after it, its own CRC32, and that it is the
+/// partition the index names.
+fn read_partition<R: ReadAt>(
+    source: &R,
+    index: &PartitionedFilter<AlignedBlock>,
+    partition: &Partition,
+) -> TableResult<AlignedBlock> {
+    let handle = BlockHandle::new(partition.offset, partition.len);
+    let kind = BlockType::FilterPartition {
+        offset: partition.offset,
+    };
+    let bytes = read_block_into(
+        source,
+        handle,
+        kind,
+        AlignedBlock::zeroed,
+        AlignedBlock::truncate,
+    )?;
+    index.verify_partition(partition, bytes.as_ref())?;
+    Ok(bytes)
+}
+
+/// Loads a table's filter partitions through its cache, verifying each one read from the file.
+struct Loader<'a, R> {
+    source: &'a R,
+    partitions: &'a Partitions,
+    counters: &'a Counters,
+}
+
+impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
+    type Block<'b>
+        = CachedPartition
+    where
+        Self: 'b;
+    type Error = TableError;
+
+    fn load(&self, partition: &Partition) -> TableResult<CachedPartition> {
+        let key = (self.partitions.table_id, partition.position);
+        if let Some(block) = self.partitions.cache.get(key) {
+            bump(&self.counters.partition_cache_hits);
+            return Ok(block);
+        }
+        bump(&self.counters.partition_loads);
+        // Verified once, as it enters the cache.
+        let block = CachedPartition::new(read_partition(
+            self.source,
+            &self.partitions.index,
+            partition,
+        )?);
+        self.partitions.cache.insert(key, block.clone());
+        Ok(block)
+    }
 }
 
 /// Maps a block defect to a table error naming the block.

@@ -62,6 +62,10 @@ table_counters! {
     prefix_scans,
     /// Prefix scans the filter answered "absent": each is a table skipped without a read.
     prefix_scans_skipped,
+    /// Filter partitions read from the file (a partitioned filter's cache misses).
+    partition_loads,
+    /// Filter partitions found in the partition cache.
+    partition_cache_hits,
     /// Prefix scans the filter could not answer (no prefixes, another extractor, a scan shorter than the
     /// extracted prefix, an unusable filter block): the table was read.
     prefix_scans_unfiltered,

@@ -96,6 +96,34 @@ pub enum Error {
         /// The offset that would have been needed.
         found: u64,
     },
+    /// The block is a partition index (FORMAT.md, section 8), not a filter block: open it with
+    /// [`PartitionedFilter`](crate::PartitionedFilter).
+    PartitionIndex,
+    /// The block is a filter block of this kind, not the partition index that was expected.
+    NotPartitionIndex(FilterKind),
+    /// A partition index's payload is not as long as its partition count and separator bytes require.
+    IndexLength {
+        /// `separator bytes + 32 · partitions` (saturated at `u64::MAX`).
+        expected: u64,
+        /// Payload length found in the block.
+        found: u64,
+    },
+    /// A partitioned filter builder was given a key that sorts before the previous one: its partitions would not
+    /// cover the key ranges their index says.
+    KeysOutOfOrder,
+    /// A loaded partition is not the one the index names: its stored checksum or key count differs from the
+    /// index entry (a partition from another table, swapped, or stale).
+    PartitionMismatch {
+        /// The partition's position in the index.
+        partition: u64,
+    },
+    /// A partitioned filter's index was given a different number of partition handles than it has partitions.
+    PartitionCount {
+        /// Partitions built.
+        expected: u64,
+        /// Handles given.
+        found: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -145,6 +173,25 @@ impl fmt::Display for Error {
             Error::FilterBlockTooLarge { max, found } => write!(
                 f,
                 "LevelDB filter block too large: offset {found} exceeds {max}"
+            ),
+            Error::PartitionIndex => f.write_str(
+                "a partition index, not a filter block (open it with PartitionedFilter)",
+            ),
+            Error::NotPartitionIndex(kind) => {
+                write!(f, "a {kind} filter block, not a partition index")
+            }
+            Error::IndexLength { expected, found } => write!(
+                f,
+                "partition index payload is {found} bytes, its parameters require {expected}"
+            ),
+            Error::KeysOutOfOrder => f.write_str("partitioned filter keys out of order"),
+            Error::PartitionMismatch { partition } => write!(
+                f,
+                "partition {partition} is not the one its index names (checksum or key count differs)"
+            ),
+            Error::PartitionCount { expected, found } => write!(
+                f,
+                "partitioned filter has {expected} partitions, given {found} handles"
             ),
         }
     }

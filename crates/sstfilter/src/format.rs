@@ -66,11 +66,23 @@ const fn trailer_len() -> usize {
         + 4 // CRC32 of everything before it
 }
 
-/// The decoded trailer of a block whose structure has been validated (not its checksum).
+/// The tag of a partition index block (FORMAT.md, section 8): not a filter kind, so that a filter reader rejects
+/// an index ([`Error::PartitionIndex`]) and an index reader rejects a filter.
+pub(crate) const PARTITION_INDEX_TAG: u8 = 16;
+
+/// The first format version that has partition index blocks.
+const PARTITION_INDEX_SINCE: u8 = 2;
+
+/// The `kind` of a partition index's trailer: the index has no filter kind of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Trailer {
+pub(crate) struct PartitionIndexTag;
+
+/// The decoded trailer of a block whose structure has been validated (not its checksum): a filter block's, whose
+/// `kind` is a [`FilterKind`], or a partition index's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Trailer<K = FilterKind> {
     pub(crate) version: u8,
-    pub(crate) kind: FilterKind,
+    pub(crate) kind: K,
     pub(crate) flags: u16,
     pub(crate) params: [u8; PARAMS_LEN],
     pub(crate) num_keys: u64,
@@ -90,68 +102,126 @@ pub(crate) struct Prefixes<'a> {
 }
 
 impl Trailer {
-    /// Splits a block into its payload length and decoded trailer, validating magic, version, kind tag, flags and
-    /// the prefix section. Kind parameters are validated by the kind itself. O(1): reads only the trailer and the
-    /// at most 257 bytes of a prefix section.
+    /// Splits a filter block into its payload length and decoded trailer, validating magic, version, kind tag,
+    /// flags and the prefix section. Kind parameters are validated by the kind itself. O(1): reads only the
+    /// trailer and the at most 257 bytes of a prefix section.
     pub(crate) fn decode(block: &[u8]) -> Result<(usize, Trailer)> {
-        let too_short = || Error::TooShort {
-            need: TRAILER_LEN,
-            got: block.len(),
-        };
-        let payload_len = block.len().checked_sub(TRAILER_LEN).ok_or_else(too_short)?;
-        let (_, tail) = block.split_at(payload_len);
-        // Fields in layout order; the tail is exactly TRAILER_LEN bytes, so no read below can come up short.
-        let mut r = LeReader::new(tail);
-        let magic = r.array::<4>().ok_or_else(too_short)?;
-        if magic != MAGIC {
-            return Err(Error::BadMagic { found: magic });
-        }
-        let version = r.u8().ok_or_else(too_short)?;
-        if version == 0 || version > FORMAT_VERSION {
-            return Err(Error::UnsupportedVersion {
-                found: version,
-                max: FORMAT_VERSION,
-            });
-        }
-        let tag = r.u8().ok_or_else(too_short)?;
-        let kind = FilterKind::from_tag(tag).ok_or(Error::UnknownKind(tag))?;
-        let flags = r.u16().ok_or_else(too_short)?;
-        let known = if version >= 2 {
-            FLAG_PREFIXES | FLAG_PREFIXES_ONLY
-        } else {
-            0
-        };
-        let prefixes_only_without_prefixes =
-            flags & FLAG_PREFIXES_ONLY != 0 && flags & FLAG_PREFIXES == 0;
-        if flags & !known != 0 || prefixes_only_without_prefixes {
+        decode_tagged(block, |tag, version| match FilterKind::from_tag(tag) {
+            Some(kind) => Ok(kind),
+            None if tag == PARTITION_INDEX_TAG && version >= PARTITION_INDEX_SINCE => {
+                Err(Error::PartitionIndex)
+            }
+            None => Err(Error::UnknownKind(tag)),
+        })
+    }
+}
+
+impl Trailer<PartitionIndexTag> {
+    /// Splits a partition index block into its payload length and decoded trailer: the same checks as
+    /// [`Trailer::decode`], for the partition index tag (version 2 on) and no flags.
+    pub(crate) fn decode_index(block: &[u8]) -> Result<(usize, Self)> {
+        let (payload_len, trailer) = decode_tagged(block, |tag, version| {
+            if tag == PARTITION_INDEX_TAG && version >= PARTITION_INDEX_SINCE {
+                Ok(PartitionIndexTag)
+            } else {
+                Err(FilterKind::from_tag(tag)
+                    .map_or(Error::UnknownKind(tag), Error::NotPartitionIndex))
+            }
+        })?;
+        if trailer.flags != 0 {
             return Err(Error::BadParams {
                 kind: None,
                 field: "flags",
-                value: u64::from(flags),
+                value: u64::from(trailer.flags),
             });
         }
-        let (payload_len, prefix_name) = if flags & FLAG_PREFIXES == 0 {
-            (payload_len, None)
-        } else {
-            prefix_section(block, payload_len)?
-        };
-        let params = r.array::<PARAMS_LEN>().ok_or_else(too_short)?;
-        let num_keys = r.u64().ok_or_else(too_short)?;
-        let checksum = r.u32().ok_or_else(too_short)?;
-        Ok((
-            payload_len,
-            Trailer {
-                version,
-                kind,
-                flags,
-                params,
-                num_keys,
-                checksum,
-                prefix_name,
-            },
-        ))
+        Ok((payload_len, trailer))
     }
 
+    /// Appends a partition index's trailer to `out`, whose bytes from `start` on are the index payload: version
+    /// 2, the partition index tag, no flags.
+    pub(crate) fn append_index(
+        out: &mut Vec<u8>,
+        start: usize,
+        params: [u8; PARAMS_LEN],
+        num_keys: u64,
+    ) {
+        append_fields(
+            out,
+            start,
+            PARTITION_INDEX_SINCE,
+            PARTITION_INDEX_TAG,
+            0,
+            params,
+            num_keys,
+        );
+    }
+}
+
+/// [`Trailer::decode`] with the tag's meaning given by `kind_of(tag, version)`.
+fn decode_tagged<K>(
+    block: &[u8],
+    kind_of: impl Fn(u8, u8) -> Result<K>,
+) -> Result<(usize, Trailer<K>)> {
+    let too_short = || Error::TooShort {
+        need: TRAILER_LEN,
+        got: block.len(),
+    };
+    let payload_len = block.len().checked_sub(TRAILER_LEN).ok_or_else(too_short)?;
+    let (_, tail) = block.split_at(payload_len);
+    // Fields in layout order; the tail is exactly TRAILER_LEN bytes, so no read below can come up short.
+    let mut r = LeReader::new(tail);
+    let magic = r.array::<4>().ok_or_else(too_short)?;
+    if magic != MAGIC {
+        return Err(Error::BadMagic { found: magic });
+    }
+    let version = r.u8().ok_or_else(too_short)?;
+    if version == 0 || version > FORMAT_VERSION {
+        return Err(Error::UnsupportedVersion {
+            found: version,
+            max: FORMAT_VERSION,
+        });
+    }
+    let tag = r.u8().ok_or_else(too_short)?;
+    let kind = kind_of(tag, version)?;
+    let flags = r.u16().ok_or_else(too_short)?;
+    let known = if version >= 2 {
+        FLAG_PREFIXES | FLAG_PREFIXES_ONLY
+    } else {
+        0
+    };
+    let prefixes_only_without_prefixes =
+        flags & FLAG_PREFIXES_ONLY != 0 && flags & FLAG_PREFIXES == 0;
+    if flags & !known != 0 || prefixes_only_without_prefixes {
+        return Err(Error::BadParams {
+            kind: None,
+            field: "flags",
+            value: u64::from(flags),
+        });
+    }
+    let (payload_len, prefix_name) = if flags & FLAG_PREFIXES == 0 {
+        (payload_len, None)
+    } else {
+        prefix_section(block, payload_len)?
+    };
+    let params = r.array::<PARAMS_LEN>().ok_or_else(too_short)?;
+    let num_keys = r.u64().ok_or_else(too_short)?;
+    let checksum = r.u32().ok_or_else(too_short)?;
+    Ok((
+        payload_len,
+        Trailer {
+            version,
+            kind,
+            flags,
+            params,
+            num_keys,
+            checksum,
+            prefix_name,
+        },
+    ))
+}
+
+impl Trailer {
     /// Appends the trailer to `out`, whose bytes from `start` on are the payload, and the CRC32 over the payload and
     /// trailer fields: version 1, or version 2 with the prefix section (appended first) if the block holds
     /// `prefixes`. The one writer of trailers: the builder and the in-memory filters both come here.
@@ -177,15 +247,34 @@ impl Trailer {
                 (2, FLAG_PREFIXES | only)
             }
         };
-        out.extend_from_slice(&MAGIC); // NOTE: magic first, so a shifted trailer fails fast.
-        out.push(version);
-        out.push(kind.tag());
-        out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(&params);
-        out.extend_from_slice(&num_keys.to_le_bytes());
-        let crc = crc32fast::hash(out.get(start..).unwrap_or_default());
-        out.extend_from_slice(&crc.to_le_bytes()); // NOTE: the CRC covers payload and trailer fields.
+        append_fields(out, start, version, kind.tag(), flags, params, num_keys);
     }
+}
+
+/// Appends the trailer fields and the CRC32 over `out[start..]`: the one place that lays out a trailer.
+fn append_fields(
+    out: &mut Vec<u8>,
+    start: usize,
+    version: u8,
+    tag: u8,
+    flags: u16,
+    params: [u8; PARAMS_LEN],
+    num_keys: u64,
+) {
+    out.extend_from_slice(&MAGIC); // NOTE: magic first, so a shifted trailer fails fast.
+    out.push(version);
+    out.push(tag);
+    out.extend_from_slice(&flags.to_le_bytes());
+    out.extend_from_slice(&params);
+    out.extend_from_slice(&num_keys.to_le_bytes());
+    let crc = crc32fast::hash(out.get(start..).unwrap_or_default());
+    out.extend_from_slice(&crc.to_le_bytes()); // NOTE: the CRC covers payload and trailer fields.
+}
+
+/// The first `payload_len` bytes of a block, as its decoded trailer measured them (empty if the block has since
+/// become shorter, which a well-behaved `AsRef` never does).
+pub(crate) fn payload(block: &[u8], payload_len: usize) -> &[u8] {
+    block.get(..payload_len).unwrap_or_default()
 }
 
 /// `name` cut to at most [`MAX_PREFIX_NAME_LEN`] bytes, at a character boundary.

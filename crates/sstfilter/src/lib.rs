@@ -39,6 +39,10 @@
 //! build and query time; [`StandardBloomPolicy`] builds the textbook Bloom filter. A reader opens any of them
 //! without configuration. [`FilterStats`] keeps the counts an operator reads the filters' value from.
 //!
+//! A big table can carry a **partitioned filter** instead: [`PartitionedFilterBuilder`] cuts its keys into
+//! partitions of a few KiB, each an ordinary filter block, and a small index; [`PartitionedFilter`] keeps the
+//! index and loads the one partition a lookup needs through the store's cache (a [`PartitionLoader`]).
+//!
 //! The byte layout is specified in FORMAT.md; ARCHITECTURE.md describes the layers (hash, kinds, policies,
 //! container, builder, reader) and where new ones go. [`sizing`] sizes filters from the formulas, for capacity
 //! planning.
@@ -80,6 +84,7 @@ mod le;
 pub mod leveldb;
 mod math;
 mod memory;
+mod partitioned;
 mod policy;
 mod prefetch;
 mod prefix;
@@ -98,6 +103,10 @@ pub use kind::blocked_bloom::BlockedBloomParams;
 pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
 pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+pub use partitioned::{
+    DEFAULT_PARTITION_BYTES, MAX_PARTITION_BYTES, Partition, PartitionAnswer, PartitionCuts,
+    PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder, Partitions,
+};
 pub use policy::{BlockedBloomPolicy, FilterPlan, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
 pub use prefix::{
     CappedPrefix, DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, PrefixProbe,

@@ -1,7 +1,7 @@
 //! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
 
 use crate::error::{Error, Result};
-use crate::format::{FLAG_PREFIXES_ONLY, Trailer, block_checksum};
+use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::MAY_CONTAIN_ALL;
 use crate::kind::{BatchQuery, KindParams, Query};
@@ -153,10 +153,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// The payload: the block without its trailer (`open` checked the length).
     #[inline]
     fn payload(&self) -> &[u8] {
-        self.bytes
-            .as_ref()
-            .get(..self.payload_len)
-            .unwrap_or_default()
+        format::payload(self.bytes.as_ref(), self.payload_len)
     }
 
     /// Whether any key with the probe's prefix may have been added (see [`PrefixProbe`], which hashes a scan or a

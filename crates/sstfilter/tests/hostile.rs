@@ -6,7 +6,7 @@
 
 use sstfilter::{
     BlockedBloomPolicy, Error, FORMAT_VERSION, FilterBlock, FilterBlockBuilder, FilterKind,
-    KeyHash, TRAILER_LEN,
+    KeyHash, PartitionedFilter, PartitionedFilterBuilder, TRAILER_LEN,
 };
 use sstfilter::{KindParams, RibbonPolicy, StandardBloomPolicy};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -77,6 +77,10 @@ fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
         let mut answers = [false; 3];
         filter.may_contain_batch(&keys, &mut answers);
     });
+    // Nor does reading it as a partition index (it is not one here, but every check runs up to the tag).
+    if let Ok(index) = PartitionedFilter::open(block) {
+        let _ = (index.num_partitions(), index.find(b"key"));
+    }
     let stats = region.change();
     assert_eq!(
         stats.allocations,
@@ -366,5 +370,53 @@ fn hostile_ribbon_trailers_are_rejected_without_allocating() {
                 "directory byte {at} = {value}"
             );
         }
+    }
+}
+
+/// A partition index whose trailer claims any partition count or separator length is refused by its length
+/// check before anything is read or allocated; a version-2 block with the index tag is refused by the filter
+/// reader as an index.
+#[test]
+fn hostile_partition_indexes_are_rejected_without_allocating() {
+    let _serial = serialised();
+    let mut builder =
+        PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(100);
+    for i in 0..500u32 {
+        builder.add_key(format!("key-{i:05}").as_bytes()).unwrap();
+    }
+    let partitions = builder.finish();
+    let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+    let index = partitions.index(&offsets).unwrap();
+    let open = |block: &[u8]| {
+        let region = Region::new(ALLOCATOR);
+        let result = PartitionedFilter::open(block).map(|filter| {
+            let _ = (
+                filter.num_partitions(),
+                filter.find(b"key-00042"),
+                filter.partition(3),
+            );
+            filter.partitions().count()
+        });
+        assert_eq!(region.change().allocations, 0, "{result:?}");
+        result
+    };
+    assert_eq!(open(&index), Ok(partitions.len()));
+    assert_eq!(
+        FilterBlock::open(&index[..]).unwrap_err(),
+        Error::PartitionIndex
+    );
+    for (count, separators) in [
+        (u64::MAX, 0),
+        (0, u64::MAX),
+        (u64::MAX / 32, 32),
+        (1 << 40, 1 << 40),
+    ] {
+        let mut params = count.to_le_bytes().to_vec();
+        params.extend_from_slice(&separators.to_le_bytes());
+        let hostile = with_field(&index, PARAMS, &params); // resealed: the CRC matches
+        assert!(
+            matches!(open(&hostile), Err(Error::IndexLength { .. })),
+            "{count} partitions, {separators} separator bytes"
+        );
     }
 }

@@ -6,7 +6,8 @@
 //! disagree, and one of them must change. The key hash (section 4.1) is taken as an input: it is xxh3-64, which
 //! FORMAT.md defines by reference to the xxHash library, and the `xxhash-rust` crate provides it.
 //!
-//! Used by `tests/spec_reader.rs`, `tests/golden.rs` and `tests/no_false_negatives.rs`; each uses a part of it.
+//! Used by `tests/spec_reader.rs`, `tests/golden.rs`, `tests/no_false_negatives.rs` and `tests/partitioned.rs`;
+//! each uses a part of it.
 #![allow(dead_code)]
 
 /// Section 2: the trailer is 36 bytes.
@@ -362,4 +363,86 @@ pub fn blocked_bloom_bits(h: u64, k: u32) -> Vec<u32> {
         }
     }
     bits
+}
+
+/// Section 8: a partition index entry, with its separator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecPartition {
+    pub separator: Vec<u8>,
+    pub offset: u64,
+    pub len: u64,
+    pub num_keys: u64,
+    pub checksum: u32,
+}
+
+/// Section 8: open a partition index, checking the trailer (section 2 with tag 16, version 2, flags 0), the CRC32
+/// and every rule of the entry table; return the partitions in order.
+pub fn open_index(block: &[u8]) -> Result<Vec<SpecPartition>, Refusal> {
+    if block.len() < TRAILER_LEN {
+        return Err(Refusal::TooShort);
+    }
+    let (payload, t) = block.split_at(block.len() - TRAILER_LEN);
+    if &t[0..4] != b"SSTF" {
+        return Err(Refusal::BadMagic);
+    }
+    if t[4] == 0 || t[4] > 2 {
+        return Err(Refusal::UnsupportedVersion);
+    }
+    if t[5] != 16 || t[4] != 2 {
+        return Err(Refusal::UnknownKind(t[5]));
+    }
+    if le(&t[6..8]) != 0 {
+        return Err(Refusal::BadParams("flags"));
+    }
+    if crc32(&block[..block.len() - 4]) != le(&t[32..36]) as u32 {
+        return Err(Refusal::BadParams("crc"));
+    }
+    let n = u128::from(le(&t[8..16]));
+    let s = u128::from(le(&t[16..24]));
+    let num_keys = u128::from(le(&t[24..32]));
+    if s + 32 * n != payload.len() as u128 {
+        return Err(Refusal::LengthMismatch);
+    }
+    let (separators, entries) = payload.split_at(s as usize);
+    let mut out: Vec<SpecPartition> = Vec::new();
+    let (mut start, mut keys) = (0u128, 0u128);
+    for e in entries.chunks(32) {
+        let sep_end = u128::from(le(&e[28..32]));
+        if sep_end < start || sep_end > s {
+            return Err(Refusal::BadParams("sep_end"));
+        }
+        let separator = separators[start as usize..sep_end as usize].to_vec();
+        if out.last().is_some_and(|p| p.separator >= separator) {
+            return Err(Refusal::BadParams("separator order"));
+        }
+        let len = le(&e[8..16]);
+        if len < TRAILER_LEN as u64 {
+            return Err(Refusal::BadParams("partition len"));
+        }
+        let num = le(&e[16..24]);
+        keys += u128::from(num);
+        out.push(SpecPartition {
+            separator,
+            offset: le(&e[0..8]),
+            len,
+            num_keys: num,
+            checksum: le(&e[24..28]) as u32,
+        });
+        start = sep_end;
+    }
+    if start != s {
+        return Err(Refusal::BadParams("separator_bytes"));
+    }
+    if keys != num_keys {
+        return Err(Refusal::BadParams("num_keys"));
+    }
+    Ok(out)
+}
+
+/// Section 8: the position of the only partition that can hold `key` (the first separator `>= key`), or `None`:
+/// the key is past the last separator and absent.
+pub fn partition_for(partitions: &[SpecPartition], key: &[u8]) -> Option<usize> {
+    partitions
+        .iter()
+        .position(|p| p.separator.as_slice() >= key)
 }

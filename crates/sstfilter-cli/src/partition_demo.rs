@@ -1,0 +1,246 @@
+//! `sstfilter demo --partitioned`: the same LSM with full filters and with partitioned filters, looked up under
+//! filter memory budgets of 1 %, 10 % and 100 % of the full filters, with uniform and skewed (Zipf-like)
+//! absent keys: the filter memory kept resident, partition loads per lookup, data-block reads and lookup time.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use sstfilter::{BlockedBloomPolicy, PartitionCuts, key_hash};
+use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableStats};
+
+use crate::CliResult;
+use crate::demo::DemoArgs;
+use crate::keys::{self, SplitMix64};
+use crate::text::{TextTable, bytes, thousands};
+
+/// Filter bytes per partition: RocksDB's `metadata_block_size` default.
+const PARTITION_BYTES: usize = 4096;
+
+/// Budgets of the partition cache, in percent of the full filters' bytes.
+const BUDGETS: [u64; 3] = [1, 10, 100];
+
+/// Seeds of the two lookup streams.
+const UNIFORM_SEED: u64 = 11;
+const SKEWED_SEED: u64 = 12;
+
+/// Opens of a table with a full filter timed to measure what loading a full filter costs.
+const RELOADS: u32 = 5;
+
+pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
+    println!(
+        "sstfilter demo --partitioned: an LSM of {} tables x {} keys, BlockedBloom at {} bits/key, full filters vs \
+         {} KiB partitions cut at data blocks",
+        args.tables,
+        thousands(args.keys),
+        args.bits_per_key,
+        PARTITION_BYTES / 1024
+    );
+    println!(
+        "{} absent lookups per stream: uniform, and skewed (rank floor(P^u) of {} keys, u uniform: a few keys \
+         asked very often)\n",
+        thousands(args.lookups),
+        thousands(args.lookups)
+    );
+    let full_options =
+        TableOptions::default().filter_policy(BlockedBloomPolicy::new(args.bits_per_key));
+    let partitioned_options = full_options
+        .clone()
+        .partitioned_filter(PARTITION_BYTES, PartitionCuts::AtDataBlocks);
+    let full_paths = build(&root.join("full"), &full_options, args)?;
+    let partitioned_paths = build(&root.join("partitioned"), &partitioned_options, args)?;
+
+    let full: Vec<Table> = full_paths
+        .iter()
+        .map(Table::open)
+        .collect::<Result<_, _>>()?;
+    let full_bytes: u64 = full
+        .iter()
+        .filter_map(Table::filter_handle)
+        .map(|h| h.size())
+        .sum();
+    let probe = open_all(&partitioned_paths, &PartitionCache::new(0))?;
+    let index_bytes: u64 = probe
+        .iter()
+        .filter_map(Table::filter_handle)
+        .map(|h| h.size())
+        .sum();
+    let (partitions, partition_bytes) = probe
+        .iter()
+        .filter_map(Table::partitioned_filter)
+        .flat_map(|index| index.partitions())
+        .fold((0u64, 0u64), |(n, b), p| (n + 1, b + p.len));
+    let keys = args.keys * args.tables;
+    let per_key = |b: u64| b as f64 * 8.0 / keys as f64;
+    println!(
+        "full filters      {} ({:.3} bits/key), all resident",
+        bytes(full_bytes),
+        per_key(full_bytes)
+    );
+    println!(
+        "partitioned       {} partitions, {} ({:.3} bits/key) + indexes {} ({:.3} bits/key, resident)\n",
+        thousands(partitions),
+        bytes(partition_bytes),
+        per_key(partition_bytes),
+        bytes(index_bytes),
+        per_key(index_bytes)
+    );
+
+    let uniform: Vec<Vec<u8>> =
+        keys::absent_ids(args.lookups, args.tables, args.keys, UNIFORM_SEED)
+            .into_iter()
+            .map(keys::key)
+            .collect();
+    let skewed = skewed(args);
+    let streams = [("uniform", &uniform), ("skewed", &skewed)];
+
+    let mut report = TextTable::new(&[
+        &[
+            "",
+            "",
+            "resident",
+            "partition",
+            "cache hits",
+            "data blocks",
+            "",
+        ],
+        &[
+            "filter",
+            "lookups",
+            "filter bytes",
+            "loads/lookup",
+            "/lookup",
+            "read/lookup",
+            "ns/lookup",
+        ],
+    ]);
+    for (stream, lookups) in streams {
+        let (stats, time) = run_stream(&full, lookups)?;
+        report.row(row(
+            "full, pinned",
+            stream,
+            full_bytes,
+            &stats,
+            time,
+            lookups.len(),
+        ));
+        for budget in BUDGETS {
+            let cache = PartitionCache::new(usize::try_from(full_bytes * budget / 100)?);
+            let tables = open_all(&partitioned_paths, &cache)?;
+            let (stats, time) = run_stream(&tables, lookups)?;
+            let resident = index_bytes + cache.resident_bytes() as u64;
+            let name = format!("partitioned, {budget} % budget");
+            report.row(row(&name, stream, resident, &stats, time, lookups.len()));
+        }
+    }
+    print!("{}", report.render());
+
+    let started = Instant::now();
+    for _ in 0..RELOADS {
+        for path in &full_paths {
+            Table::open(path)?;
+        }
+    }
+    let per_load = started.elapsed() / (RELOADS * full_paths.len() as u32);
+    println!(
+        "\nA full filter cannot be cached in part: under a budget smaller than it, each lookup either loads it whole \
+         ({} per table, measured: {:.2} ms to open a table and verify its filter)\nor goes without it (a data-block \
+         read per table). A partitioned filter keeps its index resident and loads {} KiB partitions.",
+        bytes(full_bytes / args.tables.max(1)),
+        per_load.as_secs_f64() * 1e3,
+        PARTITION_BYTES / 1024
+    );
+    Ok(())
+}
+
+/// Builds the LSM's tables with `options` in `dir`.
+fn build(
+    dir: &Path,
+    options: &TableOptions,
+    args: &DemoArgs,
+) -> CliResult<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut paths = Vec::new();
+    for t in 0..args.tables {
+        let path = dir.join(format!("{t:06}.sst"));
+        let mut builder = TableBuilder::create(&path, options)?;
+        for id in keys::table_ids(t, args.tables, args.keys) {
+            builder.add(&keys::key(id), &keys::value(id))?;
+        }
+        builder.finish()?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
+fn open_all(paths: &[std::path::PathBuf], cache: &PartitionCache) -> CliResult<Vec<Table>> {
+    let tables = paths
+        .iter()
+        .map(|p| Table::open_with_cache(p, cache.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(e) = tables.iter().find_map(Table::filter_error) {
+        return Err(format!("a freshly built filter does not open: {e}").into());
+    }
+    Ok(tables)
+}
+
+/// Absent keys where the key of rank `r` is asked about `1/r` as often: rank `floor(P^u)` for `u` uniform in
+/// [0, 1) over a pool of `P` absent keys, mapped to the pool by a multiplicative hash so that hot keys are
+/// spread over the key range.
+fn skewed(args: &DemoArgs) -> Vec<Vec<u8>> {
+    let pool = keys::absent_ids(args.lookups, args.tables, args.keys, SKEWED_SEED);
+    let p = pool.len() as u64;
+    let mut rng = SplitMix64::new(SKEWED_SEED);
+    (0..args.lookups)
+        .map(|_| {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let rank = (p as f64).powf(u) as u64 - 1;
+            let at = rank.wrapping_mul(0x9E37_79B9_7F4A_7C15) % p.max(1);
+            keys::key(pool.get(at as usize).copied().unwrap_or(1))
+        })
+        .collect()
+}
+
+/// Asks every table, newest first, for every key (all absent) and returns the counters and the time.
+fn run_stream(tables: &[Table], lookups: &[Vec<u8>]) -> CliResult<(TableStats, Duration)> {
+    let before = sum(tables);
+    let started = Instant::now();
+    for key in lookups {
+        let hash = key_hash(key);
+        for table in tables.iter().rev() {
+            if table.get_with_hash(key, hash)?.is_some() {
+                return Err(
+                    format!("absent key {:?} was found", String::from_utf8_lossy(key)).into(),
+                );
+            }
+        }
+    }
+    Ok((sum(tables) - before, started.elapsed()))
+}
+
+fn row(
+    name: &str,
+    stream: &str,
+    resident: u64,
+    stats: &TableStats,
+    time: Duration,
+    lookups: usize,
+) -> Vec<String> {
+    let per = |n: u64| format!("{:.3}", n as f64 / lookups.max(1) as f64);
+    vec![
+        name.to_owned(),
+        stream.to_owned(),
+        thousands(resident),
+        per(stats.partition_loads),
+        per(stats.partition_cache_hits),
+        per(stats.data_block_reads),
+        format!("{:.0}", time.as_secs_f64() * 1e9 / lookups.max(1) as f64),
+    ]
+}
+
+fn sum(tables: &[Table]) -> TableStats {
+    let mut total = TableStats::default();
+    for table in tables {
+        total += table.stats();
+    }
+    total
+}

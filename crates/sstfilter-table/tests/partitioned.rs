@@ -1,0 +1,263 @@
+//! Tables with partitioned filters: every key found through any partition, partitions loaded through a bounded
+//! cache and counted, and damage anywhere costs reads, never a key.
+
+use std::sync::Arc;
+
+use sstfilter::{
+    BlockedBloomPolicy, FilterPolicy, PartitionCuts, RibbonPolicy, StandardBloomPolicy, key_hash,
+};
+use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableSummary};
+
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn entries(n: usize, salt: &str) -> Entries {
+    (0..n)
+        .map(|i| {
+            (
+                format!("{salt}{i:07}").into_bytes(),
+                (i as u64).to_le_bytes().to_vec(),
+            )
+        })
+        .collect()
+}
+
+fn build(entries: &Entries, options: &TableOptions) -> (TableSummary, Vec<u8>) {
+    let mut builder = TableBuilder::new(Vec::new(), options);
+    for (k, v) in entries {
+        builder.add(k, v).unwrap();
+    }
+    builder.finish().unwrap()
+}
+
+fn partitioned(
+    policy: impl FilterPolicy + Send + Sync + 'static,
+    bytes: usize,
+    cuts: PartitionCuts,
+) -> TableOptions {
+    TableOptions::default()
+        .block_size(256)
+        .filter_policy(policy)
+        .partitioned_filter(bytes, cuts)
+}
+
+#[test]
+fn every_key_is_found_through_its_partition_for_every_kind_and_cut() {
+    let policies: [(&str, Arc<dyn FilterPolicy + Send + Sync>); 3] = [
+        ("BlockedBloom", Arc::new(BlockedBloomPolicy::new(10.0))),
+        ("Ribbon", Arc::new(RibbonPolicy::new(10.0))),
+        ("StandardBloom", Arc::new(StandardBloomPolicy::new(10.0))),
+    ];
+    for (name, policy) in &policies {
+        for cuts in [PartitionCuts::Anywhere, PartitionCuts::AtDataBlocks] {
+            for n in [0usize, 1, 2, 500, 3000] {
+                let entries = entries(n, "key");
+                let options = TableOptions::default()
+                    .block_size(256)
+                    .shared_filter_policy(policy.clone())
+                    .partitioned_filter(256, cuts);
+                let (summary, bytes) = build(&entries, &options);
+                let what = format!("{name} {cuts:?} {n} keys");
+                let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+                assert!(
+                    table.filter_error().is_none(),
+                    "{what}: {:?}",
+                    table.filter_error()
+                );
+                let index = table.partitioned_filter().expect("a partitioned filter");
+                assert_eq!(
+                    index.num_partitions() as u64,
+                    summary.filter_partitions,
+                    "{what}"
+                );
+                assert_eq!(index.num_keys(), n as u64, "{what}");
+                if n >= 500 {
+                    assert!(
+                        summary.filter_partitions > 2,
+                        "{what}: {}",
+                        summary.filter_partitions
+                    );
+                }
+                for (k, v) in &entries {
+                    assert_eq!(
+                        table.get(k).unwrap().as_ref(),
+                        Some(v),
+                        "{what}: lost {k:?}"
+                    );
+                    assert_eq!(
+                        table.get_with_hash(k, key_hash(k)).unwrap().as_ref(),
+                        Some(v)
+                    );
+                }
+                table.verify().unwrap();
+                let stats = table.stats();
+                assert_eq!(stats.filter_unavailable, 0, "{what}");
+                // Unbounded cache: each partition read once, then hit.
+                assert_eq!(stats.partition_loads, summary.filter_partitions, "{what}");
+                assert_eq!(
+                    stats.partition_loads + stats.partition_cache_hits,
+                    stats.filter_checks,
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn absent_keys_are_filtered_and_past_the_last_key_load_nothing() {
+    let entries = entries(5000, "k");
+    let (_, bytes) = build(
+        &entries,
+        &partitioned(
+            BlockedBloomPolicy::new(10.0),
+            512,
+            PartitionCuts::AtDataBlocks,
+        ),
+    );
+    let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+    for i in 0..5000 {
+        assert_eq!(table.get(format!("k{i:07}x").as_bytes()).unwrap(), None);
+    }
+    let stats = table.stats();
+    assert_eq!(stats.lookups, 5000);
+    // About 1 % false positives at 10 bits/key.
+    assert!(stats.filter_negatives > 4850, "{stats:?}");
+    let before = table.stats();
+    assert_eq!(table.get(b"z").unwrap(), None);
+    let after = table.stats() - before;
+    assert_eq!(
+        (
+            after.filter_negatives,
+            after.partition_loads,
+            after.partition_cache_hits
+        ),
+        (1, 0, 0)
+    );
+}
+
+#[test]
+fn a_shared_cache_keeps_its_budget_across_tables() {
+    let cache = PartitionCache::new(8 * 1024);
+    let mut tables = Vec::new();
+    for t in 0..4 {
+        let entries = entries(20_000, &format!("t{t}-"));
+        let (summary, bytes) = build(
+            &entries,
+            &partitioned(BlockedBloomPolicy::new(10.0), 1024, PartitionCuts::Anywhere),
+        );
+        assert!(summary.filter_partitions >= 20);
+        let table = Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
+        tables.push((table, entries));
+    }
+    for (table, entries) in &tables {
+        for (k, v) in entries.iter().step_by(7) {
+            assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+        }
+        assert!(
+            cache.resident_bytes() <= 8 * 1024,
+            "{}",
+            cache.resident_bytes()
+        );
+    }
+    assert!(
+        cache.resident_bytes() > 4 * 1024,
+        "{}",
+        cache.resident_bytes()
+    );
+    let loads: u64 = tables.iter().map(|(t, _)| t.stats().partition_loads).sum();
+    let partitions: u64 = tables
+        .iter()
+        .map(|(t, _)| t.partitioned_filter().unwrap().num_partitions() as u64)
+        .sum();
+    // Sorted lookups touch each partition in one run: loads equal partitions even with a small cache.
+    assert_eq!(loads, partitions);
+    // Reading one table's keys again in reverse, with only ~7 partitions of 1 KiB resident, reloads.
+    let (table, entries) = &tables[0];
+    let before = table.stats();
+    for (k, _) in entries.iter().rev().step_by(7) {
+        table.get(k).unwrap();
+    }
+    assert!((table.stats() - before).partition_loads > 10);
+}
+
+/// Every bit of every partition and of the index flipped in turn: lookups still find every key (the damaged
+/// partition or index is refused and counted), and absent keys still get correct answers.
+#[test]
+fn damage_to_partitions_or_their_index_costs_reads_never_keys() {
+    let entries = entries(300, "d");
+    let (summary, good) = build(
+        &entries,
+        &partitioned(BlockedBloomPolicy::new(10.0), 128, PartitionCuts::Anywhere),
+    );
+    assert!(summary.filter_partitions >= 4);
+    let filter = summary.filter.unwrap();
+    let region = summary.data_bytes as usize..(filter.offset() + filter.size() + 4) as usize;
+    let mut damaged = good.clone();
+    let (mut unusable_at_open, mut unusable_partitions) = (0, 0);
+    for bit in region.start * 8..region.end * 8 {
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        let table = Table::from_reader(&damaged[..], damaged.len() as u64)
+            .expect("only the filter is damaged");
+        if table.filter_error().is_some() {
+            unusable_at_open += 1;
+        }
+        for (k, v) in entries.iter().step_by(3) {
+            assert_eq!(
+                table.get(k).unwrap().as_ref(),
+                Some(v),
+                "bit {bit}: lost {k:?}"
+            );
+        }
+        assert_eq!(table.get(b"d0000150x").unwrap(), None);
+        if table.stats().filter_unavailable > 0 && table.filter_error().is_none() {
+            unusable_partitions += 1;
+        }
+        damaged[bit / 8] ^= 1 << (bit % 8);
+    }
+    let index_bits = (filter.size() + 4) * 8;
+    assert_eq!(
+        unusable_at_open, index_bits,
+        "every index flip makes the filter unusable at open"
+    );
+    assert_eq!(
+        unusable_partitions,
+        (region.len() as u64) * 8 - index_bits,
+        "every partition flip makes that partition unusable when loaded"
+    );
+}
+
+#[test]
+fn prefix_extractor_and_partitions_exclude_each_other() {
+    let extractor = Arc::new(sstfilter::FixedPrefix::new(2));
+    let options = TableOptions::default()
+        .prefix_extractor(extractor.clone(), true)
+        .partitioned_filter(4096, PartitionCuts::Anywhere);
+    let (summary, bytes) = build(&entries(100, "p"), &options);
+    assert!(summary.filter_partitions >= 1);
+    let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+    assert!(table.partitioned_filter().is_some());
+    let options = TableOptions::default()
+        .partitioned_filter(4096, PartitionCuts::Anywhere)
+        .prefix_extractor(extractor, true);
+    let (summary, _) = build(&entries(100, "p"), &options);
+    assert_eq!(summary.filter_partitions, 0);
+}
+
+/// Writes the fuzz seed of `open_table` for partitioned tables when `SSTFILTER_FUZZ_SEED` names a path.
+#[test]
+fn a_small_partitioned_table_seeds_the_fuzzer() {
+    let (summary, bytes) = build(
+        &entries(40, "s"),
+        &partitioned(
+            BlockedBloomPolicy::new(10.0),
+            64,
+            PartitionCuts::AtDataBlocks,
+        ),
+    );
+    assert!(summary.filter_partitions >= 3);
+    let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+    table.verify().unwrap();
+    if let Some(path) = std::env::var_os("SSTFILTER_FUZZ_SEED") {
+        std::fs::write(path, &bytes).unwrap();
+    }
+}

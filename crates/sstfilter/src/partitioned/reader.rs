@@ -1,0 +1,317 @@
+//! Reading a partitioned filter: the pinned index finds a key's partition, the caller's loader brings it.
+
+use core::fmt;
+
+use crate::error::{Error, Result};
+use crate::format::{self, PartitionIndexTag, Trailer, block_checksum};
+use crate::hash::{KeyHash, key_hash};
+use crate::reader::FilterBlock;
+use crate::stats::FilterStats;
+
+use super::index::Layout;
+use super::{Partition, PartitionLoader};
+
+/// A partitioned filter, opened over its index block (FORMAT.md, section 8), which it keeps: the partitions are
+/// fetched through a [`PartitionLoader`] when a query needs one.
+///
+/// [`open`](Self::open) checks the index's CRC and its whole layout (O(index), once): an index is small and
+/// pinned, and a damaged one must fail to open rather than name the wrong partition. A query then binary-searches
+/// the separators for the first one `>=` the key: the key can only be in that partition. A key greater than the
+/// last separator (the table's last key) is in no partition and is absent without a load.
+///
+/// A partition that fails to load, does not open, or is not the one its index entry describes (length, stored
+/// checksum, key count) answers "may contain", and is counted as a decode error in the attached
+/// [`FilterStats`] ([`with_stats`](Self::with_stats)).
+///
+/// ```
+/// use sstfilter::{BlockedBloomPolicy, Partition, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder};
+///
+/// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256);
+/// for i in 0..10_000u32 {
+///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
+/// }
+/// let partitions = builder.finish();
+/// // A store writes each partition where it likes; here they are kept in memory, "offset" = position.
+/// let blocks: Vec<Vec<u8>> = partitions.blocks().to_vec();
+/// let offsets: Vec<u64> = (0..blocks.len() as u64).collect();
+/// let index = partitions.index(&offsets)?;
+///
+/// struct InMemory(Vec<Vec<u8>>);
+/// impl PartitionLoader for InMemory {
+///     type Block<'a> = &'a [u8];
+///     type Error = std::convert::Infallible;
+///     fn load(&self, partition: &Partition) -> Result<&[u8], Self::Error> {
+///         Ok(&self.0[partition.offset as usize])
+///     }
+/// }
+///
+/// let filter = PartitionedFilter::open(index)?; // verifies the index's CRC: it stays pinned
+/// let loader = InMemory(blocks);
+/// assert!(filter.num_partitions() > 1);
+/// assert!(filter.may_contain(b"usr:00004242", &loader));
+/// assert!(!filter.may_contain(b"zzz", &loader)); // past the last key: no partition is loaded
+/// # Ok::<(), sstfilter::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct PartitionedFilter<B> {
+    bytes: B,
+    payload_len: usize,
+    layout: Layout,
+    trailer: Trailer<PartitionIndexTag>,
+    stats: Option<FilterStats>,
+}
+
+impl<B> fmt::Debug for PartitionedFilter<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PartitionedFilter")
+            .field("partitions", &self.layout.partitions)
+            .field("separator_bytes", &self.layout.separator_bytes)
+            .field("num_keys", &self.trailer.num_keys)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a partitioned filter answered for one key.
+#[derive(Debug)]
+pub enum PartitionAnswer<E> {
+    /// The key is greater than the last separator: no partition can hold it (no load).
+    PastLastKey,
+    /// The key's partition was loaded and answered.
+    Answered {
+        /// The partition consulted.
+        partition: Partition,
+        /// Its answer: `false` is "absent".
+        may_contain: bool,
+    },
+    /// The key's partition could not be used: the answer is "may contain".
+    Unavailable {
+        /// The partition that was needed.
+        partition: Partition,
+        /// Why it could not be used.
+        error: PartitionError<E>,
+    },
+}
+
+impl<E> PartitionAnswer<E> {
+    /// Whether the key may be present: `false` only for [`PastLastKey`](Self::PastLastKey) and a partition that
+    /// said "absent".
+    #[must_use]
+    pub fn may_contain(&self) -> bool {
+        match self {
+            PartitionAnswer::PastLastKey => false,
+            PartitionAnswer::Answered { may_contain, .. } => *may_contain,
+            PartitionAnswer::Unavailable { .. } => true,
+        }
+    }
+}
+
+/// Why a partition could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartitionError<E> {
+    /// The loader failed.
+    Load(E),
+    /// The loaded bytes are not a filter block, or not the partition the index names.
+    Block(Error),
+}
+
+impl<E: fmt::Display> fmt::Display for PartitionError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartitionError::Load(e) => write!(f, "partition load failed: {e}"),
+            PartitionError::Block(e) => write!(f, "partition unusable: {e}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for PartitionError<E> {}
+
+impl<B: AsRef<[u8]>> PartitionedFilter<B> {
+    /// Opens a partition index, checking its trailer, its CRC32 and its layout: one entry per partition,
+    /// separators strictly increasing and inside the index, key counts adding up to the trailer's. Fails with
+    /// [`Error::NotPartitionIndex`] for an ordinary filter block.
+    pub fn open(bytes: B) -> Result<Self> {
+        let block = bytes.as_ref();
+        let (payload_len, trailer) = Trailer::<PartitionIndexTag>::decode_index(block)?;
+        let found = block_checksum(block);
+        if found != trailer.checksum {
+            return Err(Error::ChecksumMismatch {
+                expected: trailer.checksum,
+                found,
+            });
+        }
+        let payload = block.get(..payload_len).unwrap_or_default();
+        let layout = Layout::validate(payload, &trailer.params, trailer.num_keys)?;
+        Ok(PartitionedFilter {
+            bytes,
+            payload_len,
+            layout,
+            trailer,
+            stats: None,
+        })
+    }
+
+    /// Counts this filter's answers and unusable partitions in `stats` (shared with its clones).
+    #[must_use]
+    pub fn with_stats(mut self, stats: FilterStats) -> Self {
+        self.stats = Some(stats);
+        self
+    }
+
+    fn payload(&self) -> &[u8] {
+        format::payload(self.bytes.as_ref(), self.payload_len)
+    }
+
+    /// Number of partitions.
+    #[must_use]
+    pub fn num_partitions(&self) -> usize {
+        self.layout.partitions
+    }
+
+    /// Keys in all partitions (the index trailer's count, checked at open against the entries).
+    #[must_use]
+    pub fn num_keys(&self) -> u64 {
+        self.trailer.num_keys
+    }
+
+    /// Partition `position`, or `None` past the last.
+    #[must_use]
+    pub fn partition(&self, position: usize) -> Option<Partition> {
+        (position < self.layout.partitions)
+            .then(|| self.layout.entry(self.payload(), position))
+            .flatten()
+            .map(|e| e.partition(position))
+    }
+
+    /// Every partition, in key order.
+    pub fn partitions(&self) -> impl Iterator<Item = Partition> + '_ {
+        (0..self.layout.partitions).filter_map(|p| self.partition(p))
+    }
+
+    /// Partition `position`'s separator: at least its last key, less than the next partition's first key.
+    #[must_use]
+    pub fn separator(&self, position: usize) -> Option<&[u8]> {
+        (position < self.layout.partitions)
+            .then(|| self.layout.separator(self.payload(), position))
+            .flatten()
+    }
+
+    /// The one partition that can hold `key`: the first whose separator is `>= key`; `None` if the key is past
+    /// the last separator, where no partition can hold it.
+    #[must_use]
+    pub fn find(&self, key: &[u8]) -> Option<Partition> {
+        // Binary search for the first separator >= key (separators strictly increase; checked at open).
+        let (mut lo, mut hi) = (0usize, self.layout.partitions);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            // A separator that does not read cannot happen after open's checks; treat it as ">= key" so the
+            // search moves left and never skips a partition that may hold the key.
+            if self.separator(mid).is_some_and(|s| s < key) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.partition(lo)
+    }
+
+    /// Whether `key` may be in the filter, loading its partition through `loader` if needed.
+    pub fn may_contain<L: PartitionLoader + ?Sized>(&self, key: &[u8], loader: &L) -> bool {
+        self.may_contain_hash(key, key_hash(key), loader)
+    }
+
+    /// [`may_contain`](Self::may_contain) with the key's hash already computed. The key is still needed: it
+    /// chooses the partition; the hash is what the partition is probed with.
+    ///
+    /// REQUIRES: `hash == key_hash(key)`; another hash can make the filter hide the key.
+    pub fn may_contain_hash<L: PartitionLoader + ?Sized>(
+        &self,
+        key: &[u8],
+        hash: KeyHash,
+        loader: &L,
+    ) -> bool {
+        let answer = self.lookup(key, hash, loader);
+        if let Some(stats) = &self.stats {
+            match answer {
+                PartitionAnswer::Unavailable { .. } => stats.record_decode_error(),
+                _ => stats.record_answer(answer.may_contain()),
+            }
+        }
+        answer.may_contain()
+    }
+
+    /// The answer for `key` with what it cost: no partition, a partition's answer, or an unusable partition
+    /// (counted by nothing here: the caller decides).
+    pub fn lookup<L: PartitionLoader + ?Sized>(
+        &self,
+        key: &[u8],
+        hash: KeyHash,
+        loader: &L,
+    ) -> PartitionAnswer<L::Error> {
+        let Some(partition) = self.find(key) else {
+            return PartitionAnswer::PastLastKey;
+        };
+        let block = match loader.load(&partition) {
+            Ok(block) => block,
+            Err(e) => {
+                return PartitionAnswer::Unavailable {
+                    partition,
+                    error: PartitionError::Load(e),
+                };
+            }
+        };
+        match self.open_partition(&partition, block.as_ref()) {
+            Ok(filter) => PartitionAnswer::Answered {
+                partition,
+                may_contain: filter.may_contain_hash(hash),
+            },
+            Err(e) => PartitionAnswer::Unavailable {
+                partition,
+                error: PartitionError::Block(e),
+            },
+        }
+    }
+
+    /// Opens `bytes` as `partition` (O(1)): an ordinary filter block whose length, stored checksum and key count
+    /// are the ones the index recorded, else [`Error::PartitionMismatch`].
+    pub fn open_partition<T: AsRef<[u8]>>(
+        &self,
+        partition: &Partition,
+        bytes: T,
+    ) -> Result<FilterBlock<T>> {
+        let len = bytes.as_ref().len() as u64;
+        let filter = FilterBlock::open(bytes)?;
+        if len != partition.len
+            || filter.stored_checksum() != partition.checksum
+            || filter.num_keys() != partition.num_keys
+        {
+            return Err(Error::PartitionMismatch {
+                partition: partition.position as u64,
+            });
+        }
+        Ok(filter)
+    }
+
+    /// [`open_partition`](Self::open_partition) and [`FilterBlock::verify`]: what a store does once when a
+    /// partition enters its cache.
+    pub fn verify_partition<T: AsRef<[u8]>>(
+        &self,
+        partition: &Partition,
+        bytes: T,
+    ) -> Result<FilterBlock<T>> {
+        let filter = self.open_partition(partition, bytes)?;
+        filter.verify()?;
+        Ok(filter)
+    }
+
+    /// The index block's bytes.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
+    /// The index block's bytes, giving up the reader.
+    #[must_use]
+    pub fn into_inner(self) -> B {
+        self.bytes
+    }
+}

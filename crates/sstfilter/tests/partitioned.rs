@@ -1,0 +1,450 @@
+//! Partitioned filters (FORMAT.md, section 8): no key lost at any partition boundary, for every kind and both
+//! ways of cutting; unusable partitions answer "may contain"; every corruption of the index fails `open` or
+//! loses nothing; the index agrees with a reader written from FORMAT.md; a golden index pins the bytes.
+
+mod spec;
+
+use std::cell::Cell;
+use std::path::Path;
+use std::sync::Arc;
+
+use sstfilter::{
+    BlockedBloomPolicy, Error, FilterBlock, FilterPolicy, FilterStats, Partition, PartitionAnswer,
+    PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder,
+    Partitions, RibbonPolicy, StandardBloomPolicy, key_hash,
+};
+
+/// Any policy, so that one loop covers every kind.
+type SharedPolicy = Arc<dyn FilterPolicy + Send + Sync>;
+
+/// Partitions kept in memory; a partition's offset is its position times 1000 (so that offsets are checked to
+/// be passed through, not confused with positions).
+struct InMemory {
+    blocks: Vec<Vec<u8>>,
+    loads: Cell<usize>,
+}
+
+impl InMemory {
+    fn new(partitions: &Partitions) -> Self {
+        InMemory {
+            blocks: partitions.blocks().to_vec(),
+            loads: Cell::new(0),
+        }
+    }
+}
+
+impl PartitionLoader for InMemory {
+    type Block<'a> = &'a [u8];
+    type Error = &'static str;
+
+    fn load(&self, partition: &Partition) -> Result<&[u8], &'static str> {
+        self.loads.set(self.loads.get() + 1);
+        // By offset, as a store would: a wrong offset in the index gives another partition or none.
+        let position = usize::try_from(partition.offset / 1000).map_err(|_| "no such offset")?;
+        self.blocks
+            .get(position)
+            .filter(|_| partition.offset.is_multiple_of(1000))
+            .map(Vec::as_slice)
+            .ok_or("no such offset")
+    }
+}
+
+fn offsets(partitions: &Partitions) -> Vec<u64> {
+    (0..partitions.len() as u64).map(|i| i * 1000).collect()
+}
+
+fn keys(n: usize, salt: &str) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = (0..n)
+        .map(|i| format!("{salt}{:08}", i.wrapping_mul(2_654_435_761) % 100_000_007).into_bytes())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Builds a partitioned filter over sorted `keys`, ending a data block every `keys_per_data_block` keys.
+fn build<P: FilterPolicy + Clone>(
+    policy: P,
+    partition_bytes: usize,
+    cuts: PartitionCuts,
+    keys_per_data_block: usize,
+    keys: &[Vec<u8>],
+) -> (Partitions, Vec<u8>) {
+    let mut builder = PartitionedFilterBuilder::new(policy)
+        .with_partition_bytes(partition_bytes)
+        .with_cuts(cuts);
+    for (i, key) in keys.iter().enumerate() {
+        builder.add_key(key).unwrap();
+        if (i + 1) % keys_per_data_block == 0 {
+            builder.end_data_block();
+        }
+    }
+    let partitions = builder.finish();
+    let index = partitions.index(&offsets(&partitions)).unwrap();
+    (partitions, index)
+}
+
+/// [`build`] with BlockedBloom at 10 bits/key, cut anywhere.
+fn blocked(partition_bytes: usize, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
+    build(
+        BlockedBloomPolicy::new(10.0),
+        partition_bytes,
+        PartitionCuts::Anywhere,
+        1,
+        keys,
+    )
+}
+
+/// Every key is found by both query paths; each key's partition is the one the spec reader names, holds the key
+/// in its range, and the key is past no separator it should not be.
+fn assert_finds_all(what: &str, partitions: &Partitions, index: &[u8], keys: &[Vec<u8>]) {
+    let filter = PartitionedFilter::open(index).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let loader = InMemory::new(partitions);
+    let reference = spec::open_index(index).unwrap_or_else(|e| panic!("{what}: spec {e:?}"));
+    assert_eq!(reference.len(), filter.num_partitions(), "{what}");
+    assert_eq!(filter.num_keys(), keys.len() as u64, "{what}");
+    for key in keys {
+        let shown = String::from_utf8_lossy(key);
+        assert!(filter.may_contain(key, &loader), "{what}: lost {shown}");
+        assert!(
+            filter.may_contain_hash(key, key_hash(key), &loader),
+            "{what}: lost {shown} by hash"
+        );
+        let found = filter.find(key).map(|p| p.position);
+        assert_eq!(
+            found,
+            spec::partition_for(&reference, key),
+            "{what}: {shown}"
+        );
+    }
+    // The last separator is the last key: one byte more is past every partition.
+    if let Some(last) = keys.last() {
+        let mut past = last.clone();
+        past.push(0);
+        assert!(filter.find(&past).is_none(), "{what}");
+        let before = loader.loads.get();
+        assert!(!filter.may_contain(&past, &loader), "{what}");
+        assert_eq!(
+            loader.loads.get(),
+            before,
+            "{what}: a key past the end loads nothing"
+        );
+    }
+}
+
+#[test]
+fn every_kind_both_cuts_and_boundary_key_counts_lose_nothing() {
+    let policies: [(&str, SharedPolicy); 3] = [
+        ("BlockedBloom", Arc::new(BlockedBloomPolicy::new(10.0))),
+        ("Ribbon", Arc::new(RibbonPolicy::new(10.0))),
+        ("StandardBloom", Arc::new(StandardBloomPolicy::new(10.0))),
+    ];
+    for (name, policy) in &policies {
+        for partition_bytes in [1usize, 64, 100, 4096] {
+            for cuts in [PartitionCuts::Anywhere, PartitionCuts::AtDataBlocks] {
+                for n in [0usize, 1, 2, 3, 50, 51, 52, 53, 2000] {
+                    for per_block in [1usize, 7] {
+                        let keys = keys(n, "k");
+                        let what = format!(
+                            "{name}, {partition_bytes} B partitions, {cuts:?}, {n} keys, \
+                             a data block per {per_block} keys"
+                        );
+                        let (partitions, index) =
+                            build(policy.clone(), partition_bytes, cuts, per_block, &keys);
+                        assert_finds_all(&what, &partitions, &index, &keys);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn partitions_come_out_near_the_target_size_and_cut_at_data_blocks_when_told() {
+    let keys = keys(20_000, "usr:");
+    let (anywhere, _) = blocked(4096, &keys);
+    // 4096 bytes at 10 bits/key: about 3,200 keys a partition, 7 partitions.
+    assert!((6..=8).contains(&anywhere.len()), "{}", anywhere.len());
+    for block in &anywhere.blocks()[..anywhere.len() - 1] {
+        assert!(block.len() <= 4096 + 64 + 36, "{}", block.len());
+        assert!(block.len() >= 3500, "{}", block.len());
+    }
+    // Coupled: cut only after a multiple of 1000 keys.
+    let (coupled, index) = build(
+        BlockedBloomPolicy::new(10.0),
+        4096,
+        PartitionCuts::AtDataBlocks,
+        1000,
+        &keys,
+    );
+    let filter = PartitionedFilter::open(&index[..]).unwrap();
+    let mut seen = 0u64;
+    for p in filter.partitions().take(coupled.len() - 1) {
+        seen += p.num_keys;
+        assert_eq!(
+            seen % 1000,
+            0,
+            "partition {} ends inside a data block",
+            p.position
+        );
+    }
+}
+
+#[test]
+fn equal_keys_stay_in_one_partition_and_separators_are_found() {
+    let mut keys = Vec::new();
+    for i in 0..300u32 {
+        for _ in 0..(1 + i % 4) {
+            keys.push(format!("dup{i:05}").into_bytes());
+        }
+    }
+    let mut builder =
+        PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(1);
+    for key in &keys {
+        builder.add_key(key).unwrap();
+    }
+    let partitions = builder.finish();
+    assert_eq!(
+        partitions.len(),
+        300,
+        "one partition per distinct key at 1-byte partitions"
+    );
+    let index = partitions.index(&offsets(&partitions)).unwrap();
+    keys.dedup();
+    assert_finds_all("duplicates", &partitions, &index, &keys);
+    // A separator itself is in the partition it ends (the first separator >= it).
+    let filter = PartitionedFilter::open(&index[..]).unwrap();
+    for position in 0..filter.num_partitions() {
+        let separator = filter.separator(position).unwrap().to_vec();
+        assert_eq!(filter.find(&separator).unwrap().position, position);
+    }
+}
+
+#[test]
+fn keys_out_of_order_are_refused_and_the_builder_goes_on() {
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
+    builder.add_key(b"b").unwrap();
+    assert_eq!(builder.add_key(b"a"), Err(Error::KeysOutOfOrder));
+    builder.add_key(b"b").unwrap();
+    builder.add_key(b"c").unwrap();
+    let partitions = builder.finish();
+    assert_eq!(partitions.num_keys(), 2);
+    assert_eq!(
+        partitions.index(&[]),
+        Err(Error::PartitionCount {
+            expected: 1,
+            found: 0
+        })
+    );
+}
+
+#[test]
+fn no_keys_no_partitions_every_lookup_absent() {
+    let (partitions, index) = build(
+        BlockedBloomPolicy::new(10.0),
+        4096,
+        PartitionCuts::Anywhere,
+        1,
+        &[],
+    );
+    assert!(partitions.is_empty());
+    let filter = PartitionedFilter::open(&index[..]).unwrap();
+    assert_eq!(filter.num_partitions(), 0);
+    assert!(!filter.may_contain(b"", &InMemory::new(&partitions)));
+    assert_eq!(spec::open_index(&index).unwrap(), Vec::new());
+}
+
+/// A loader that fails, or answers with another partition's bytes, or with a truncated block.
+struct Faulty<'a> {
+    blocks: &'a [Vec<u8>],
+    fault: Fault,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    Fails,
+    Swapped,
+    Truncated,
+    FlippedWithoutVerify,
+}
+
+impl PartitionLoader for Faulty<'_> {
+    type Block<'b>
+        = Vec<u8>
+    where
+        Self: 'b;
+    type Error = &'static str;
+
+    fn load(&self, partition: &Partition) -> Result<Vec<u8>, &'static str> {
+        let n = self.blocks.len();
+        let own = self.blocks[partition.position].clone();
+        match self.fault {
+            Fault::Fails => Err("disk on fire"),
+            Fault::Swapped => Ok(self.blocks[(partition.position + 1) % n].clone()),
+            Fault::Truncated => Ok(own[..own.len() - 1].to_vec()),
+            Fault::FlippedWithoutVerify => {
+                let mut bytes = own;
+                bytes[0] ^= 0xff; // payload bits: caught only by verify
+                Ok(bytes)
+            }
+        }
+    }
+}
+
+#[test]
+fn unusable_partitions_answer_may_contain_and_are_counted() {
+    let keys = keys(5000, "u");
+    let (partitions, index) = blocked(512, &keys);
+    assert!(partitions.len() > 2);
+    for fault in [Fault::Fails, Fault::Swapped, Fault::Truncated] {
+        let stats = FilterStats::new();
+        let filter = PartitionedFilter::open(&index[..])
+            .unwrap()
+            .with_stats(stats.clone());
+        let loader = Faulty {
+            blocks: partitions.blocks(),
+            fault,
+        };
+        for key in keys.iter().take(300) {
+            assert!(filter.may_contain(key, &loader), "{fault:?}");
+            match filter.lookup(key, key_hash(key), &loader) {
+                PartitionAnswer::Unavailable { error, .. } => match (fault, error) {
+                    (Fault::Fails, PartitionError::Load(_)) => {}
+                    (Fault::Swapped, PartitionError::Block(Error::PartitionMismatch { .. })) => {}
+                    (Fault::Truncated, PartitionError::Block(_)) => {}
+                    (f, e) => panic!("{f:?}: {e}"),
+                },
+                other => panic!("{fault:?}: {other:?}"),
+            }
+        }
+        let counts = stats.counts();
+        assert_eq!(counts.decode_errors, 300, "{fault:?}");
+        assert_eq!(counts.absent + counts.may_contain, 0, "{fault:?}");
+    }
+    // Bits flipped inside a payload pass the O(1) identity check; verify_partition (the cache fill) catches them.
+    let filter = PartitionedFilter::open(&index[..]).unwrap();
+    let loader = Faulty {
+        blocks: partitions.blocks(),
+        fault: Fault::FlippedWithoutVerify,
+    };
+    let p = filter.partition(0).unwrap();
+    let bytes = loader.load(&p).unwrap();
+    assert!(filter.open_partition(&p, &bytes[..]).is_ok());
+    assert!(matches!(
+        filter.verify_partition(&p, &bytes[..]),
+        Err(Error::ChecksumMismatch { .. })
+    ));
+}
+
+#[test]
+fn index_and_filter_blocks_are_not_mistaken_for_each_other() {
+    let keys = keys(100, "x");
+    let (partitions, index) = blocked(64, &keys);
+    assert_eq!(
+        FilterBlock::open(&index[..]).unwrap_err(),
+        Error::PartitionIndex
+    );
+    assert_eq!(
+        PartitionedFilter::open(&partitions.blocks()[0][..]).unwrap_err(),
+        Error::NotPartitionIndex(sstfilter::FilterKind::BlockedBloom)
+    );
+}
+
+/// Recomputes the index's CRC32 after a change, so that the layout checks are what is tested.
+fn reseal(block: &mut [u8]) {
+    let n = block.len();
+    let crc = spec::crc32(&block[..n - 4]);
+    block[n - 4..].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn every_corruption_of_the_index_fails_open_or_loses_nothing() {
+    let keys = keys(400, "c");
+    let (partitions, index) = blocked(64, &keys);
+    assert!(partitions.len() >= 4);
+    let loader = InMemory::new(&partitions);
+    // Every truncation.
+    for len in 0..index.len() {
+        assert!(
+            PartitionedFilter::open(&index[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    let separator_bytes = index.len() - 36 - 32 * partitions.len();
+    let in_sep_end = |at: usize| at >= separator_bytes && (at - separator_bytes) % 32 >= 28;
+    let (mut flips, mut opened) = (0, 0);
+    for at in 0..index.len() {
+        for bit in 0..8 {
+            let mut bad = index.clone();
+            bad[at] ^= 1 << bit;
+            // As stored: the CRC catches every single flip.
+            assert!(
+                PartitionedFilter::open(&bad[..]).is_err(),
+                "flip {at}.{bit}"
+            );
+            // Resealed (deliberate tampering rather than damage): our checks and the spec's agree, and a flip of
+            // any field but the separators and their ends (which decide the key ranges) loses no key: a changed
+            // offset, length or checksum names a partition the loader cannot give or that fails its identity
+            // check ("may contain"); a changed count or parameter fails open.
+            reseal(&mut bad);
+            flips += 1;
+            let ours = PartitionedFilter::open(&bad[..]);
+            assert_eq!(
+                ours.is_ok(),
+                spec::open_index(&bad).is_ok(),
+                "flip {at}.{bit}: spec"
+            );
+            let Ok(filter) = ours else { continue };
+            opened += 1;
+            if at < separator_bytes || in_sep_end(at) {
+                continue;
+            }
+            for key in &keys {
+                assert!(
+                    filter.may_contain(key, &loader),
+                    "flip {at}.{bit}: lost {key:?}"
+                );
+            }
+        }
+    }
+    assert_eq!(flips, index.len() * 8);
+    assert!(
+        opened > 0 && opened < flips,
+        "{opened} of {flips} resealed flips opened"
+    );
+}
+
+/// The golden index: 300 keys, BlockedBloom at 10 bits/key, 128-byte partitions, partition `i` at offset
+/// `1000 · i`. Its partitions are ordinary version-1 blocks, pinned by `tests/golden.rs`; this pins section 8.
+const GOLDEN_INDEX: &str = "tests/golden-partitioned/v2-index-blockedbloom-n300-p128.bin";
+
+#[test]
+fn the_golden_partition_index_is_frozen() {
+    let keys = keys(300, "g");
+    let (partitions, index) = blocked(128, &keys);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN_INDEX);
+    if std::env::var_os("SSTFILTER_BLESS").is_some() && !path.exists() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &index).unwrap();
+    }
+    let golden = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{GOLDEN_INDEX}: {e} (SSTFILTER_BLESS=1 creates it)"));
+    assert!(
+        golden == index,
+        "this crate now writes another partition index for the same keys"
+    );
+    // Read back by the spec reader alone: every key's partition, named by the spec, holds it.
+    let reference = spec::open_index(&golden).unwrap();
+    assert_eq!(reference.len(), partitions.len());
+    for key in &keys {
+        let position = spec::partition_for(&reference, key).unwrap();
+        let entry = &reference[position];
+        assert_eq!(entry.offset, position as u64 * 1000);
+        let block = &partitions.blocks()[position];
+        assert_eq!(block.len() as u64, entry.len);
+        let opened = spec::open(block).unwrap();
+        assert_eq!(opened.num_keys, entry.num_keys);
+        assert!(opened.may_contain_key_hash(key_hash(key).get()), "{key:?}");
+    }
+    assert_finds_all(GOLDEN_INDEX, &partitions, &golden, &keys);
+}
