@@ -225,7 +225,7 @@ fn row(
     time: Duration,
     lookups: usize,
 ) -> Vec<String> {
-    let per = |n: u64| format!("{:.3}", n as f64 / lookups.max(1) as f64);
+    let per = |n: u64| format!("{:.4}", n as f64 / lookups.max(1) as f64);
     vec![
         name.to_owned(),
         stream.to_owned(),

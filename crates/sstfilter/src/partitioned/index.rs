@@ -21,6 +21,9 @@ use super::Partition;
 /// Bytes of one index entry.
 pub(crate) const ENTRY_LEN: usize = 32;
 
+/// Where `sep_end` lies in an entry.
+const SEP_END_AT: usize = 28;
+
 /// What the index records of one partition besides its separator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Entry {
@@ -160,14 +163,25 @@ impl Layout {
         Some(Entry::decode(bytes))
     }
 
+    /// Where separator `position` ends: its entry's last field, read alone (the binary search reads two of these
+    /// per step, not two whole entries).
+    fn sep_end(&self, payload: &[u8], position: usize) -> Option<usize> {
+        let at = self
+            .separator_bytes
+            .checked_add(position.checked_mul(ENTRY_LEN)?)?
+            .checked_add(SEP_END_AT)?;
+        let bytes = payload.get(at..)?.first_chunk::<4>()?;
+        Some(u32::from_le_bytes(*bytes) as usize)
+    }
+
     /// Separator `position`: from the previous entry's `sep_end` (0 for the first) to its own; `None` if those
     /// do not describe a range of the separator bytes.
     pub(crate) fn separator<'a>(&self, payload: &'a [u8], position: usize) -> Option<&'a [u8]> {
         let start = match position.checked_sub(1) {
-            Some(previous) => self.entry(payload, previous)?.sep_end as usize,
+            Some(previous) => self.sep_end(payload, previous)?,
             None => 0,
         };
-        let end = self.entry(payload, position)?.sep_end as usize;
+        let end = self.sep_end(payload, position)?;
         if end > self.separator_bytes {
             return None;
         }
