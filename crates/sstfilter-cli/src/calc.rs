@@ -5,7 +5,10 @@ use std::fs;
 use std::path::PathBuf;
 
 use sstfilter::sizing::bits_per_key_bound;
-use sstfilter::sizing::{FilterModel, Sizing, allocate_levels, geometric_levels};
+use sstfilter::sizing::{
+    FilterModel, MAX_LEVEL_BITS_PER_KEY, Sizing, allocate_levels, geometric_levels, level_rate,
+    uniform_levels,
+};
 
 use crate::CliResult;
 use crate::plot::{self, Series, Style};
@@ -139,16 +142,18 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
             bits_per_key.unwrap_or(DEFAULT_BUDGET_BITS_PER_KEY) * total_keys as f64
         }
     };
-    let uniform = total_bits / total_keys as f64;
+    let budget_per_key = total_bits / total_keys as f64;
     println!(
-        "Filter memory for an LSM tree of {levels} levels (size ratio {}, {} keys): budget {} = {uniform:.2} bits/key",
+        "Filter memory for an LSM tree of {levels} levels (size ratio {}, {} keys): budget {} = {budget_per_key:.2} bits/key",
         args.size_ratio,
         thousands(total_keys),
         bytes((total_bits / 8.0).ceil() as u64)
     );
     println!(
         "An absent-key lookup probes one filter per level (leveling), so the sum of the levels' FPRs is the expected\n\
-         number of wasted data-block reads per lookup. Monkey (Dayan et al., SIGMOD 2017) minimises that sum.\n"
+         number of wasted data-block reads per lookup. Monkey (Dayan et al., SIGMOD 2017) minimises that sum; it is\n\
+         never worse than the uniform split, and no level gets more than {MAX_LEVEL_BITS_PER_KEY} bits/key (rates \
+         below 1e-8).\n"
     );
     let mut marks = vec![Vec::new(); MODELS.len()];
     for (model, marks) in MODELS.iter().zip(marks.iter_mut()) {
@@ -156,23 +161,27 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
             continue; // no filter reaches the bound: there is nothing to allocate
         }
         let monkey = allocate_levels(*model, &level_keys, total_bits);
+        let uniform = uniform_levels(*model, &level_keys, total_bits);
         let mut table = TextTable::new(&[
             &["", "", "uniform", "", "Monkey", ""],
             &["level", "keys", "bits/key", "FPR", "bits/key", "FPR"],
         ]);
-        let (mut uniform_sum, mut monkey_sum) = (0.0, 0.0);
-        for (level, (&keys, &bits)) in level_keys.iter().zip(&monkey).enumerate() {
+        let (mut uniform_sum, mut monkey_sum, mut spent) = (0.0, 0.0, 0.0);
+        for (level, ((&keys, &bits), &even)) in
+            level_keys.iter().zip(&monkey).zip(&uniform).enumerate()
+        {
             if keys == 0 {
                 continue;
             }
-            let (u, m) = (model.fpr(uniform), model.fpr(bits));
+            let (u, m) = (level_rate(*model, even), level_rate(*model, bits));
             uniform_sum += u;
             monkey_sum += m;
+            spent += bits * keys as f64;
             marks.push((bits, m));
             table.row(vec![
                 (level + 1).to_string(),
                 thousands(keys),
-                format!("{uniform:.2}"),
+                format!("{even:.2}"),
                 percent(u),
                 format!("{bits:.2}"),
                 percent(m),
@@ -180,18 +189,45 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
         }
         println!("{}:", model.name());
         print!("{}", table.render());
-        let ratio = uniform_sum / monkey_sum;
-        let comparison = if ratio >= 1.0 {
-            format!("{ratio:.2}x fewer")
-        } else {
-            format!("{:.2}x more", 1.0 / ratio)
-        };
         println!(
-            "wasted data-block reads per absent lookup (sum of FPRs): uniform {uniform_sum:.4}, Monkey {monkey_sum:.4} \
-             ({comparison})\n"
+            "wasted data-block reads per absent lookup (sum of FPRs): uniform {}, Monkey {} ({})",
+            reads(uniform_sum),
+            reads(monkey_sum),
+            comparison(uniform_sum, monkey_sum)
         );
+        let unused = total_bits - spent;
+        if unused > 0.01 * total_bits {
+            println!(
+                "the budget exceeds what {} filters can use: {} reach the kind's floor (its rate stops falling, or \
+                 {MAX_LEVEL_BITS_PER_KEY} bits/key); the other {} are unused",
+                model.name(),
+                bytes((spent / 8.0).ceil() as u64),
+                bytes((unused / 8.0).floor() as u64)
+            );
+        }
+        println!();
     }
     Ok(marks)
+}
+
+/// A sum of rates as wasted reads per lookup: four decimals, or scientific notation when smaller.
+fn reads(sum: f64) -> String {
+    if sum == 0.0 || sum >= 1e-4 {
+        format!("{sum:.4}")
+    } else {
+        format!("{sum:.2e}")
+    }
+}
+
+/// How Monkey's sum compares with uniform's, in words a reader can act on.
+fn comparison(uniform: f64, monkey: f64) -> String {
+    if monkey >= uniform * (1.0 - 1e-3) {
+        "the same: the budget leaves nothing to move between levels".to_owned()
+    } else if monkey > 0.0 {
+        format!("{:.2}x fewer with Monkey", uniform / monkey)
+    } else {
+        "none with Monkey".to_owned()
+    }
 }
 
 /// Theory curves of every model, with `marks[i]` as markers (named `label`) on model `i`'s curve.

@@ -356,6 +356,21 @@ fn calc_sizes_filters_and_splits_budgets() {
     );
 }
 
+/// Issue 18's report: a budget far beyond what filters can use is said in words, and Monkey is never "more".
+#[test]
+fn calc_levels_says_when_the_budget_exceeds_what_filters_use() {
+    let out = ok(&["calc", "--levels", "7", "--memory", "512MiB"]);
+    assert!(!out.contains("x more"), "{out}");
+    assert_eq!(
+        out.matches("(the same: the budget leaves nothing to move between levels)")
+            .count(),
+        3,
+        "{out}"
+    );
+    assert_eq!(out.matches("the budget exceeds what").count(), 3, "{out}");
+    assert!(out.contains("7.63 MiB reach the kind's floor"), "{out}");
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     fails(&[], 2);

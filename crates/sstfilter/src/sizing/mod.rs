@@ -204,8 +204,9 @@ impl FilterModel {
 /// Resolution of the level allocation, in bits per key.
 const LEVEL_STEP: f64 = 1.0 / 64.0;
 
-/// Most bits per key the level allocation gives one level; by then every model's rate is below 1e-8.
-const LEVEL_MAX_BITS_PER_KEY: f64 = 64.0;
+/// Most bits per key [`allocate_levels`] gives one level: by then every model's rate is below 1e-8, so a budget
+/// beyond this many bits for every key of every level buys nothing a store could measure, and is left unused.
+pub const MAX_LEVEL_BITS_PER_KEY: f64 = 64.0;
 
 /// Splits a budget of `total_bits` across LSM levels holding `level_keys` keys so that the **sum** of the levels'
 /// false-positive rates is as small as possible, and returns the bits per key of each level (0 = no filter, at
@@ -220,15 +221,58 @@ const LEVEL_MAX_BITS_PER_KEY: f64 = 64.0;
 /// This solves the allocation numerically for the model's real rate curve (integer probes, blocked layout,
 /// minimum size) on a 1/64 bit/key grid: each level moves along the lower convex hull of the curve, and a greedy
 /// repeatedly buys the hull step that removes the most false-positive rate per bit, which is optimal for the
-/// convexified curves up to the last step the budget cannot afford.
+/// convexified curves up to the last step the budget cannot afford. Where that leaves a sum of rates above the
+/// uniform split's (the grid and the last unaffordable step can), the uniform split is returned instead, so the
+/// result is **never worse than uniform** bits per key (capped at [`MAX_LEVEL_BITS_PER_KEY`], as every level
+/// here).
 #[must_use]
 pub fn allocate_levels(model: FilterModel, level_keys: &[u64], total_bits: f64) -> Vec<f64> {
-    allocate(
-        |b| model.fpr(b),
-        model.min_bits_per_key(),
-        level_keys,
-        total_bits,
-    )
+    let min_bits = model.min_bits_per_key();
+    let greedy = allocate(|b| model.fpr(b), min_bits, level_keys, total_bits);
+    let uniform = uniform_levels(model, level_keys, total_bits);
+    let wasted = |bits: &[f64]| -> f64 {
+        bits.iter()
+            .zip(level_keys)
+            .filter(|&(_, &keys)| keys > 0)
+            .map(|(&b, _)| level_rate(model, b))
+            .sum()
+    };
+    if wasted(&uniform) < wasted(&greedy) {
+        uniform
+    } else {
+        greedy
+    }
+}
+
+/// The uniform split of `total_bits` over the keys of `level_keys`: the same bits per key for every level that has
+/// keys, at most [`MAX_LEVEL_BITS_PER_KEY`], and none (no filter) below the model's minimum size.
+#[must_use]
+pub fn uniform_levels(model: FilterModel, level_keys: &[u64], total_bits: f64) -> Vec<f64> {
+    let keys: u64 = level_keys.iter().sum();
+    let per_key = if keys > 0 && total_bits.is_finite() && total_bits > 0.0 {
+        (total_bits / keys as f64).min(MAX_LEVEL_BITS_PER_KEY)
+    } else {
+        0.0
+    };
+    let per_key = if per_key < model.min_bits_per_key() {
+        0.0
+    } else {
+        per_key
+    };
+    level_keys
+        .iter()
+        .map(|&k| if k > 0 { per_key } else { 0.0 })
+        .collect()
+}
+
+/// The false-positive rate of one level given `bits_per_key`: 1 without a filter (0 bits).
+#[must_use]
+pub fn level_rate(model: FilterModel, bits_per_key: f64) -> f64 {
+    if bits_per_key > 0.0 {
+        model.fpr(bits_per_key)
+    } else {
+        1.0
+    }
 }
 
 /// The allocation of [`allocate_levels`] for any rate curve `fpr(bits_per_key)` with `fpr(0) = 1`.
@@ -317,7 +361,7 @@ fn allocate(
 /// `(bits_per_key, rate)` on the allocation grid: no filter at 0, then every grid point from `min_bits` on.
 fn rate_curve(fpr: impl Fn(f64) -> f64, min_bits: f64) -> Vec<(f64, f64)> {
     let first = ((min_bits / LEVEL_STEP).ceil() as usize).max(1);
-    let last = (LEVEL_MAX_BITS_PER_KEY / LEVEL_STEP) as usize;
+    let last = (MAX_LEVEL_BITS_PER_KEY / LEVEL_STEP) as usize;
     core::iter::once((0.0, 1.0))
         .chain((first..=last).map(|j| {
             let bits = j as f64 * LEVEL_STEP;
@@ -359,6 +403,7 @@ pub fn geometric_levels(total_keys: u64, levels: u32, ratio: f64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const MODELS: [FilterModel; 4] = [
         FilterModel::StandardBloom,
@@ -557,5 +602,81 @@ mod tests {
             allocate_levels(FilterModel::BlockedBloom, &[1000], 999.0),
             vec![0.0]
         );
+    }
+
+    /// The report of issue 18: 512 MiB over 7 levels of 10^6 keys. Uniform stops at the cap; Monkey at the cap or
+    /// where the model's rate stops falling (Ribbon's 32 columns), with the same rate as the cap.
+    #[test]
+    fn a_budget_beyond_the_cap_reaches_the_floor_and_matches_uniform() {
+        let levels = geometric_levels(1_000_000, 7, 10.0);
+        let total = 512.0 * 1024.0 * 1024.0 * 8.0;
+        for model in [
+            FilterModel::BlockedBloom,
+            FilterModel::StandardBloom,
+            FilterModel::Ribbon,
+        ] {
+            let monkey = allocate_levels(model, &levels, total);
+            let uniform = uniform_levels(model, &levels, total);
+            for (&m, (&u, &keys)) in monkey.iter().zip(uniform.iter().zip(&levels)) {
+                if keys > 0 {
+                    assert_eq!(u, MAX_LEVEL_BITS_PER_KEY);
+                    let floor = model.fpr(MAX_LEVEL_BITS_PER_KEY);
+                    assert!(m <= MAX_LEVEL_BITS_PER_KEY, "{model:?}: {m}");
+                    assert!(
+                        level_rate(model, m) <= floor * (1.0 + 1e-9),
+                        "{model:?}: {m}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn models() -> impl Strategy<Value = FilterModel> {
+        prop_oneof![
+            Just(FilterModel::StandardBloom),
+            Just(FilterModel::BlockedBloom),
+            Just(FilterModel::Ribbon),
+        ]
+    }
+
+    /// Level shapes: 1 to 8 levels of 0 to 10^9 keys each, in any order.
+    fn shapes() -> impl Strategy<Value = Vec<u64>> {
+        proptest::collection::vec(
+            prop_oneof![Just(0u64), 1u64..1000, 1000u64..1_000_000_000],
+            1..=8,
+        )
+    }
+
+    fn wasted(model: FilterModel, levels: &[u64], bits: &[f64]) -> f64 {
+        bits.iter()
+            .zip(levels)
+            .filter(|&(_, &k)| k > 0)
+            .map(|(&b, _)| level_rate(model, b))
+            .sum()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Never worse than uniform, never over budget, and more budget never costs reads.
+        #[test]
+        fn monkey_is_never_worse_than_uniform_and_monotone_in_the_budget(
+            model in models(),
+            levels in shapes(),
+            bits_per_key in 0.0f64..200.0,
+            more in 1.0f64..3.0,
+        ) {
+            let keys: u64 = levels.iter().sum();
+            let total = bits_per_key * keys as f64;
+            let monkey = allocate_levels(model, &levels, total);
+            let spent: f64 = monkey.iter().zip(&levels).map(|(b, &n)| b * n as f64).sum();
+            prop_assert!(spent <= total * (1.0 + 1e-9) + 1e-9, "spent {spent} of {total}");
+            let uniform = uniform_levels(model, &levels, total);
+            let (m, u) = (wasted(model, &levels, &monkey), wasted(model, &levels, &uniform));
+            prop_assert!(m <= u, "Monkey {m} > uniform {u}: {monkey:?} vs {uniform:?}");
+            let richer = allocate_levels(model, &levels, total * more);
+            let r = wasted(model, &levels, &richer);
+            prop_assert!(r <= m * (1.0 + 1e-9) + 1e-15, "{more}x the budget: {r} > {m}");
+        }
     }
 }
