@@ -28,6 +28,7 @@ mod text;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
@@ -114,6 +115,16 @@ fn command() -> Command {
                              whole keys, or prefixes only: tables read and skipped per scan",
                         )
                         .action(ArgAction::SetTrue),
+                )
+                .arg(
+                    Arg::new("read-latency")
+                        .long("read-latency")
+                        .value_name("TIME")
+                        .help(
+                            "Also report the lookups on a SIMULATED remote store that charges every data-block read \
+                             TIME (20ms, 500us, 1.5ms): time per 1,000 lookups and the time the filters saved",
+                        )
+                        .value_parser(parse_duration),
                 )
                 .arg(
                     Arg::new("partitioned")
@@ -237,6 +248,7 @@ fn demo_args(m: &ArgMatches) -> demo::DemoArgs {
         plot: m.get_one::<PathBuf>("plot").cloned(),
         prefix: m.get_flag("prefix"),
         partitioned: m.get_flag("partitioned"),
+        read_latency: m.get_one::<Duration>("read-latency").copied(),
     }
 }
 
@@ -271,6 +283,27 @@ fn parse_count(s: &str, min: u64) -> Result<u64, String> {
 }
 
 /// A number in `min..=max`.
+/// A duration: a number with the unit `s`, `ms`, `us` or `ns` (`20ms`, `1.5ms`, `500us`), up to an hour.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration such as 20ms"))?;
+    let seconds = match unit.trim() {
+        "s" => value,
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "ns" => value / 1e9,
+        _ => return Err(format!("{s:?}: the unit must be s, ms, us or ns")),
+    };
+    if !(0.0..=3600.0).contains(&seconds) {
+        return Err(format!("{s:?} must be between 0 and an hour"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
 fn parse_float(s: &str, min: f64, max: f64) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if (min..=max).contains(&x) => Ok(x),

@@ -117,6 +117,40 @@ fn demo_removes_its_temporary_directory() {
 }
 
 #[test]
+fn demo_read_latency_charges_reads_on_a_simulated_remote_store() {
+    let out = ok(&[
+        "demo",
+        "--keys",
+        "2000",
+        "--tables",
+        "4",
+        "--lookups",
+        "1000",
+        "--read-latency",
+        "20ms",
+    ]);
+    assert!(out.contains("SIMULATED remote storage"), "{out}");
+    // No filter: 4 reads per absent lookup, 4,000 per 1,000 lookups, at least 80 s charged.
+    let line = out
+        .lines()
+        .skip_while(|l| !l.contains("SIMULATED"))
+        .find(|l| l.starts_with("no filter"))
+        .unwrap();
+    assert!(line.contains("4000.0") && line.contains("80."), "{line}");
+    let blocked = out
+        .lines()
+        .skip_while(|l| !l.contains("SIMULATED"))
+        .find(|l| l.starts_with("BlockedBloom"))
+        .unwrap();
+    let saved: Vec<&str> = blocked.split_whitespace().collect();
+    assert!(
+        saved[3].ends_with('s') && saved[3].starts_with("7"),
+        "{blocked}"
+    ); // ~79 s saved
+    assert!(fails(&["demo", "--read-latency", "fast"], 2).contains("duration"));
+}
+
+#[test]
 fn demo_prefix_scans_skip_tables_with_prefix_filters() {
     let out = ok(&["demo", "--prefix", "--tables", "4"]);
     for expected in [
