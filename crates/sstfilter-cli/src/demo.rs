@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
-    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, KeyHash, TRAILER_LEN, key_hash,
+    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterCounts, FilterPolicy, FilterStats,
+    KeyHash, TRAILER_LEN, key_hash,
 };
 use sstfilter_table::{SharedFilterPolicy, Table, TableBuilder, TableOptions, TableStats};
 
@@ -59,6 +60,8 @@ struct Row {
     fpr_theory: Option<f64>,
     absent: TableStats,
     absent_time: Duration,
+    /// What the tables' shared `FilterStats` counted over both runs.
+    filter_counts: FilterCounts,
     present: TableStats,
     present_time: Duration,
     lookups: u64,
@@ -191,9 +194,11 @@ fn build_tables(dir: &Path, config: &FilterConfig, args: &DemoArgs) -> CliResult
         bytes(file_bytes),
         started.elapsed().as_secs_f64()
     );
+    // One FilterStats for all the tables of a configuration, as a store keeps one for all its tables.
+    let stats = FilterStats::new();
     let tables = paths
         .iter()
-        .map(Table::open)
+        .map(|p| Table::open(p).map(|t| t.with_filter_stats(stats.clone())))
         .collect::<Result<Vec<_>, _>>()?;
     for table in &tables {
         if let Some(e) = table.filter_error() {
@@ -263,8 +268,13 @@ fn measure(
         .filter_map(Table::filter_handle)
         .map(|h| h.size())
         .sum();
+    let filter_counts = tables
+        .first()
+        .map(|t| t.filter_stats().counts())
+        .unwrap_or_default();
     Ok(Row {
         name,
+        filter_counts,
         filter_bytes,
         keys: args.keys,
         tables: args.tables,
@@ -408,6 +418,16 @@ fn print_report(rows: &[Row]) {
             thousands(row.absent.reads_avoided()),
             thousands(asked),
             percent(row.absent.reads_avoided() as f64 / asked.max(1) as f64)
+        );
+        let counts = row.filter_counts;
+        println!(
+            "  FilterStats over both runs: {} reads avoided, {} true positives, observed FPR {}, {} unusable",
+            thousands(counts.reads_avoided()),
+            thousands(counts.true_positives),
+            counts
+                .observed_fpr()
+                .map_or_else(|| "-".to_owned(), percent),
+            thousands(counts.decode_errors)
         );
         if let Some(base) = baseline.filter(|b| b.fpr_theory.is_none()) {
             println!(

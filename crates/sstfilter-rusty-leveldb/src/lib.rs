@@ -58,9 +58,11 @@ impl<P: FilterPolicy> RustyLevelDbFilterPolicy<P> {
         }
     }
 
-    /// The statistics this policy keeps: filters that failed to open or verify (and answered "may match"
-    /// instead) are counted as [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). Clones of
-    /// the handle share the counts.
+    /// The statistics this policy keeps: every answer of its filters ("absent" is a data-block read avoided), and
+    /// filters that failed to open or verify (and answered "may match" instead) as
+    /// [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). rusty-leveldb does not tell a
+    /// filter whether the read it allowed found the key, so true positives (and the observed rate) are not counted
+    /// here. Clones of the handle share the counts.
     #[must_use]
     pub fn stats(&self) -> FilterStats {
         self.stats.clone()
@@ -90,7 +92,11 @@ impl<P: FilterPolicy> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
         // LevelDB does not verify a filter block's checksum unless asked to (paranoid checks), so verify ours:
         // a flipped bit must cost a read, not hide a key. It is one pass over a filter of a few hundred bytes.
         match FilterBlock::open_verified(filter) {
-            Ok(block) => block.may_contain(key),
+            Ok(block) => {
+                let answer = block.may_contain(key);
+                self.stats.record_answer(answer);
+                answer
+            }
             Err(_) => {
                 self.stats.record_decode_error();
                 true

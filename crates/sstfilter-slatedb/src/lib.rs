@@ -102,9 +102,11 @@ impl<P> SlateDbFilterPolicy<P> {
         self
     }
 
-    /// The statistics this policy keeps: filters that failed to decode (and answered "may match" instead) are
-    /// counted as [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). Take the handle before
-    /// handing the policy to SlateDB to read it later; clones share the counts.
+    /// The statistics this policy keeps: every answer of its filters ("absent" is an object-store read avoided),
+    /// and filters that failed to decode (and answered "may match" instead) as
+    /// [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). SlateDB does not tell a filter
+    /// whether the read it allowed found the key, so true positives (and the observed rate) are not counted
+    /// here. Take the handle before handing the policy to SlateDB to read it later; clones share the counts.
     #[must_use]
     pub fn stats(&self) -> FilterStats {
         self.stats.clone()
@@ -159,6 +161,7 @@ where
             builder: probes.builder(self.policy.clone()),
             policy: self.policy.clone(),
             probes,
+            stats: self.stats.clone(),
         })
     }
 
@@ -176,6 +179,7 @@ where
         Arc::new(SlateDbFilter {
             block,
             probes: self.probes(),
+            stats: self.stats.clone(),
         })
     }
 
@@ -275,6 +279,8 @@ struct SlateDbFilterBuilder<P: FilterPolicy> {
     builder: FilterBlockBuilder<P>,
     policy: P,
     probes: Probes,
+    /// Handed to the filters it builds (SlateDB may query them without decoding them again).
+    stats: FilterStats,
 }
 
 impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
@@ -295,6 +301,7 @@ impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
         Arc::new(SlateDbFilter {
             block,
             probes: self.probes.clone(),
+            stats: self.stats.clone(),
         })
     }
 }
@@ -311,6 +318,8 @@ enum Decoded {
 struct SlateDbFilter {
     block: Decoded,
     probes: Probes,
+    /// The policy's counters: every answer of a usable filter is recorded.
+    stats: FilterStats,
 }
 
 impl SlateDbFilter {
@@ -325,9 +334,11 @@ impl SlateDbFilter {
 impl Filter for SlateDbFilter {
     fn might_match(&self, query: &FilterQuery) -> bool {
         let Decoded::Block(block) = &self.block else {
-            return true;
+            return true; // counted once, as a decode error, when SlateDB decoded it
         };
-        self.probes.may_match(block, &query.target)
+        let answer = self.probes.may_match(block, &query.target);
+        self.stats.record_answer(answer);
+        answer
     }
 
     fn encode(&self, writer: &mut dyn BufMut) {

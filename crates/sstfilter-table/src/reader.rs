@@ -11,8 +11,8 @@ use super::format::{BlockHandle, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
 use sstfilter::{
-    AlignedBlock, Error, FilterBlock, KeyHash, Partition, PartitionAnswer, PartitionLoader,
-    PartitionedFilter, PrefixAnswer, PrefixExtractor, Unfiltered, key_hash,
+    AlignedBlock, Error, FilterBlock, FilterStats, KeyHash, Partition, PartitionAnswer,
+    PartitionLoader, PartitionedFilter, PrefixAnswer, PrefixExtractor, Unfiltered, key_hash,
 };
 
 /// What a table's filter block can do for lookups.
@@ -61,6 +61,8 @@ pub struct Table<R = File> {
     index: Vec<u8>,
     filter: FilterState,
     counters: Counters,
+    /// The filter's answers, in the type every integration reports through (shareable across tables).
+    filter_stats: FilterStats,
 }
 
 impl<R> fmt::Debug for Table<R> {
@@ -143,6 +145,7 @@ impl<R: ReadAt> Table<R> {
             index,
             filter,
             counters: Counters::default(),
+            filter_stats: FilterStats::new(),
         })
     }
 
@@ -161,42 +164,43 @@ impl<R: ReadAt> Table<R> {
     pub fn get_with_hash(&self, key: &[u8], hash: KeyHash) -> TableResult<Option<Vec<u8>>> {
         bump(&self.counters.lookups);
         let filter_said_maybe = match &self.filter {
-            FilterState::Ready(filter) => {
-                bump(&self.counters.filter_checks);
-                if !filter.may_contain_hash(hash) {
-                    bump(&self.counters.filter_negatives);
-                    return Ok(None);
-                }
-                true
-            }
+            FilterState::Ready(filter) => Some(filter.may_contain_hash(hash)),
             FilterState::Partitioned(partitions) => {
                 let loader = Loader {
                     source: &self.source,
                     partitions,
                     counters: &self.counters,
                 };
-                let answer = partitions.index.lookup(key, hash, &loader);
-                if let PartitionAnswer::Unavailable { .. } = answer {
-                    bump(&self.counters.filter_unavailable);
-                    false
-                } else {
-                    bump(&self.counters.filter_checks);
-                    if !answer.may_contain() {
-                        bump(&self.counters.filter_negatives);
-                        return Ok(None);
-                    }
-                    true
+                match partitions.index.lookup(key, hash, &loader) {
+                    PartitionAnswer::Unavailable { .. } => None,
+                    answer => Some(answer.may_contain()),
                 }
             }
-            FilterState::Unusable(_) => {
-                bump(&self.counters.filter_unavailable);
-                false
+            FilterState::Unusable(_) => None,
+            FilterState::Absent => {
+                let found = self.read_value(key)?;
+                return Ok(found);
             }
-            FilterState::Absent => false,
         };
+        match filter_said_maybe {
+            Some(may_contain) => {
+                bump(&self.counters.filter_checks);
+                self.filter_stats.record_answer(may_contain);
+                if !may_contain {
+                    bump(&self.counters.filter_negatives);
+                    return Ok(None);
+                }
+            }
+            None => {
+                bump(&self.counters.filter_unavailable);
+                self.filter_stats.record_decode_error();
+            }
+        }
         let found = self.read_value(key)?;
-        if found.is_none() && filter_said_maybe {
-            bump(&self.counters.false_positives);
+        match (&found, filter_said_maybe) {
+            (None, Some(true)) => bump(&self.counters.false_positives),
+            (Some(_), Some(true)) => self.filter_stats.record_true_positive(),
+            _ => {}
         }
         Ok(found)
     }
@@ -354,6 +358,22 @@ impl<R: ReadAt> Table<R> {
 }
 
 impl<R> Table<R> {
+    /// Reports this table's filter answers into `stats` (shared with other tables, a store's counters) instead
+    /// of counters of its own: answers, true positives (a "may contain" whose read found the key) and filters or
+    /// partitions that could not be used.
+    #[must_use]
+    pub fn with_filter_stats(mut self, stats: FilterStats) -> Self {
+        self.filter_stats = stats;
+        self
+    }
+
+    /// The [`FilterStats`] this table reports into: `observed_fpr()` and `reads_avoided()` as any integration
+    /// reports them.
+    #[must_use]
+    pub fn filter_stats(&self) -> &FilterStats {
+        &self.filter_stats
+    }
+
     /// A snapshot of the lookup counters.
     #[must_use]
     pub fn stats(&self) -> TableStats {

@@ -540,3 +540,44 @@ fn golden_table_is_frozen() {
         "this crate now writes different table bytes"
     );
 }
+
+/// Two tables report into one `FilterStats`: absent lookups are answers "absent" or false positives, present
+/// ones true positives, and the observed rate is the table's own false-positive count over its checks.
+#[test]
+fn tables_report_into_one_shared_filter_stats() {
+    let stats = sstfilter::FilterStats::new();
+    let mut tables = Vec::new();
+    for t in 0..2u64 {
+        let entries: Entries = (0..2000u64)
+            .map(|i| (int_key(2 * i + t * 10_000), b"v".to_vec()))
+            .collect();
+        let bytes = build(&entries, &TableOptions::default());
+        let table = Table::from_reader(bytes.clone(), bytes.len() as u64)
+            .unwrap()
+            .with_filter_stats(stats.clone());
+        tables.push((table, entries));
+    }
+    for (table, entries) in &tables {
+        for (k, _) in entries {
+            assert!(table.get(k).unwrap().is_some());
+            let mut absent = k.clone();
+            absent.push(0);
+            assert!(table.get(&absent).unwrap().is_none());
+        }
+    }
+    let counts = stats.counts();
+    let mut total = TableStats::default();
+    for (table, _) in &tables {
+        total += table.stats();
+    }
+    assert_eq!(counts.true_positives, 4000);
+    assert_eq!(counts.absent, total.filter_negatives);
+    assert_eq!(counts.may_contain, 4000 + total.false_positives);
+    assert_eq!(counts.reads_avoided(), total.reads_avoided());
+    // The table counts every check, present keys too (twice as many as absent ones), the observed rate only
+    // the absent ones.
+    let observed = counts.observed_fpr().unwrap();
+    assert!((observed - total.false_positive_rate().unwrap() * 2.0).abs() < 1e-12);
+    assert!(observed > 0.0 && observed < 0.03, "{observed}");
+    assert_eq!(counts.decode_errors, 0);
+}
