@@ -1,7 +1,7 @@
-//! A hand-written SVG chart of false-positive rate (log scale) against bits per key: theory curves and measured
-//! points, one colour per filter kind.
+//! An SVG chart of false-positive rate (log scale) against bits per key: theory curves and measured points, one
+//! colour per filter kind, drawn with plotters' SVG backend (its other backends are not compiled).
 
-use std::fmt::Write as _;
+use plotters::prelude::*;
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,180 +23,117 @@ pub(crate) struct Series {
 }
 
 /// Colours for the series (colour-blind-safe, Okabe–Ito).
-const PALETTE: [&str; 8] = [
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999",
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0xE6, 0x9F, 0x00),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0x00, 0x00, 0x00),
+    RGBColor(0x99, 0x99, 0x99),
 ];
 
-const WIDTH: f64 = 900.0;
-const HEIGHT: f64 = 520.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 320.0;
-const TOP: f64 = 50.0;
-const BOTTOM: f64 = 60.0;
+const SIZE: (u32, u32) = (900, 520);
 
-/// Renders the chart as a standalone SVG document.
+/// Renders the chart as a standalone SVG document (plotters' SVG backend).
 pub(crate) fn render(title: &str, series: &[Series]) -> String {
-    let all = series
+    let mut svg = String::new();
+    // Drawing into a String cannot fail for lack of space; an error leaves a partial chart, which the caller
+    // writes as it is (a chart is an illustration, never an input).
+    let _ = draw(&mut svg, title, series);
+    svg
+}
+
+/// Whether a point can be drawn on a log scale.
+fn drawable(&(x, y): &(f64, f64)) -> bool {
+    x.is_finite() && y.is_finite() && y > 0.0
+}
+
+fn draw(
+    svg: &mut String,
+    title: &str,
+    series: &[Series],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (mut x_max, mut y_min) = (1.0f64, 1.0f64);
+    for &(x, y) in series
         .iter()
         .flat_map(|s| &s.points)
-        .filter(|(x, y)| x.is_finite() && *y > 0.0 && y.is_finite());
-    let (mut x_max, mut y_min) = (1.0f64, 1.0f64);
-    for &(x, y) in all {
+        .filter(|p| drawable(p))
+    {
         x_max = x_max.max(x);
         y_min = y_min.min(y);
     }
     let x_step = if x_max > 24.0 { 4.0 } else { 2.0 };
     let x_max = (x_max / x_step).ceil() * x_step;
-    // Whole decades, from the lowest rate shown (between 1e-9 and 0.1) up to 1.
+    // Whole decades, from the lowest rate shown (between 1e-9 and 0.1) up to 1; points below are left out (a
+    // curve ends at the bottom edge instead of running along it).
     let lowest_decade = y_min.log10().floor().clamp(-9.0, -1.0) as i32;
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
-    let px = |x: f64| LEFT + x / x_max * plot_w;
-    let py = |y: f64| TOP + (y.log10() / f64::from(lowest_decade)).clamp(0.0, 1.0) * plot_h;
-    // Points below the lowest decade are left out (a curve ends at the bottom edge instead of running along it).
     let y_floor = 10f64.powi(lowest_decade);
 
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="28" font-size="16" text-anchor="middle">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        escape(title)
-    );
-
-    // Grid and ticks.
-    let mut x = 0.0;
-    while x <= x_max + 1e-9 {
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1}" stroke="#e0e0e0"/><text x="{0:.1}" y="{2}" text-anchor="middle">{3}</text>"##,
-            px(x),
-            TOP + plot_h,
-            TOP + plot_h + 18.0,
-            x
-        );
-        x += x_step;
-    }
-    for decade in lowest_decade..=0 {
-        let y = py(10f64.powi(decade));
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{0}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{1}" y="{2:.1}" text-anchor="end">1e{decade}</text>"##,
-            LEFT + plot_w,
-            LEFT - 8.0,
-            y + 4.0
-        );
-    }
-    let _ = writeln!(
-        svg,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#333"/>"##
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="{}" text-anchor="middle">bits per key</text>"#,
-        LEFT + plot_w / 2.0,
-        HEIGHT - 18.0
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text transform="translate(22 {}) rotate(-90)" text-anchor="middle">false-positive rate</text>"#,
-        TOP + plot_h / 2.0
-    );
-
-    // Series, clipped to the plot area.
-    let _ = writeln!(
-        svg,
-        r#"<clipPath id="plot"><rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}"/></clipPath><g clip-path="url(#plot)">"#
-    );
+    let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_max, (y_floor..1.0).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("bits per key")
+        .y_desc("false-positive rate")
+        .x_labels((x_max / x_step) as usize + 1)
+        .y_labels((1 - lowest_decade) as usize)
+        .x_label_formatter(&|x| format!("{x}"))
+        .y_label_formatter(&|y| format!("1e{}", y.log10().round()))
+        .light_line_style(WHITE)
+        .draw()?;
     for s in series {
         let color = PALETTE
             .get(s.color % PALETTE.len())
             .copied()
-            .unwrap_or("#000");
+            .unwrap_or(BLACK);
         let visible = s
             .points
             .iter()
-            .filter(|(x, y)| x.is_finite() && *y >= y_floor && y.is_finite());
+            .copied()
+            .filter(|p| drawable(p) && p.1 >= y_floor);
+        let name = s.name.clone();
         match s.style {
-            Style::Line { dashed } => {
-                let path: Vec<String> = visible
-                    .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
-                    .collect();
-                let dash = if dashed {
-                    r#" stroke-dasharray="6 4""#
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    svg,
-                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
-                    path.join(" ")
-                );
+            Style::Line { dashed: false } => {
+                chart
+                    .draw_series(LineSeries::new(visible, color.stroke_width(2)))?
+                    .label(name)
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+            }
+            Style::Line { dashed: true } => {
+                chart
+                    .draw_series(DashedLineSeries::new(visible, 6, 4, color.stroke_width(2)))?
+                    .label(name)
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], color.stroke_width(1))
+                    });
             }
             Style::Markers { radius } => {
-                for &(x, y) in visible {
-                    let _ = writeln!(
-                        svg,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="{radius}" fill="{color}" stroke="white"/>"#,
-                        px(x),
-                        py(y)
-                    );
-                }
+                let r = radius.round() as i32;
+                chart
+                    .draw_series(visible.map(|p| Circle::new(p, r, color.filled())))?
+                    .label(name)
+                    .legend(move |(x, y)| Circle::new((x + 10, y), r, color.filled()));
             }
         }
     }
-    let _ = writeln!(svg, "</g>");
-
-    // Legend.
-    for (i, s) in series.iter().enumerate() {
-        let color = PALETTE
-            .get(s.color % PALETTE.len())
-            .copied()
-            .unwrap_or("#000");
-        let y = TOP + 10.0 + 22.0 * i as f64;
-        let x = LEFT + plot_w + 16.0;
-        let _ = match s.style {
-            Style::Line { dashed } => writeln!(
-                svg,
-                r#"<line x1="{x}" y1="{y}" x2="{}" y2="{y}" stroke="{color}" stroke-width="2"{}/>"#,
-                x + 24.0,
-                if dashed {
-                    r#" stroke-dasharray="6 4""#
-                } else {
-                    ""
-                }
-            ),
-            Style::Markers { radius } => writeln!(
-                svg,
-                r#"<circle cx="{}" cy="{y}" r="{radius}" fill="{color}"/>"#,
-                x + 12.0
-            ),
-        };
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="{}">{}</text>"#,
-            x + 32.0,
-            y + 4.0,
-            escape(&s.name)
-        );
-    }
-    svg.push_str("</svg>\n");
-    svg
-}
-
-/// Escapes text for an SVG text node.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -222,13 +159,18 @@ mod tests {
             },
         ];
         let svg = render("FPR", &series);
-        assert!(svg.starts_with("<svg "));
+        assert!(svg.starts_with("<svg "), "{svg}");
         assert!(svg.trim_end().ends_with("</svg>"));
-        assert!(svg.contains("theory &lt;A&amp;B&gt;"));
-        assert_eq!(svg.matches("<polyline").count(), 1);
+        assert!(svg.contains("theory &lt;A&amp;B&gt;"), "names are escaped");
+        let curve = r##"stroke="#0072B2" stroke-width="2""##;
+        assert_eq!(
+            svg.matches(curve).count(),
+            2,
+            "the curve and its legend line"
+        );
         // Two drawable measured points (a zero rate has no place on a log scale) plus the legend marker.
         assert_eq!(svg.matches("<circle").count(), 3);
         // Decades down to the lowest rate: 0.6185^20 ≈ 6.7e-5.
-        assert!(svg.contains(">1e-5<") && !svg.contains(">1e-6<"));
+        assert!(svg.contains("1e-5") && !svg.contains("1e-6"), "{svg}");
     }
 }
