@@ -6,19 +6,25 @@
 use std::fs::File;
 use std::path::Path;
 
+use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
+use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
-use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, TRAILER_LEN};
+use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
 use sstfilter_table::{BlockHandle, ReadAt, TABLE_FORMAT_VERSION, TABLE_MAGIC, Table};
 
 use crate::CliResult;
+use crate::ldb::{self, LdbTable};
 use crate::text::{percent, thousands};
 
 pub(crate) fn run(path: &Path) -> CliResult<()> {
     let name = path.display();
     let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
     let len = file.metadata()?.len();
-    if tail(&file, len, TABLE_MAGIC.len())? == TABLE_MAGIC {
+    let magic = tail(&file, len, TABLE_MAGIC.len())?;
+    if magic == TABLE_MAGIC {
         inspect_table(path, file, len)
+    } else if magic == ldb::MAGIC {
+        inspect_ldb(path, &file, len)
     } else {
         inspect_block(path, &file, len)
     }
@@ -159,6 +165,153 @@ fn spread(values: &mut [u64]) -> (String, String, String) {
         at(values.len() / 2),
         at(values.len().saturating_sub(1)),
     )
+}
+
+/// Explains a LevelDB-format table (LevelDB, rusty-leveldb): its blocks' CRCs, its filter policy, and its per-2
+/// KiB filters with their keys, bits/key, probes and expected false-positive rate.
+fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
+    let name = path.display();
+    let corrupt = |e: String| format!("{name}: corrupt LevelDB table: {e}");
+    let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
+    let mut bytes = vec![0u8; size];
+    file.read_exact_at(&mut bytes, 0)?;
+    let table = LdbTable::new(bytes).map_err(corrupt)?;
+    let unsupported = |e: String| format!("{name}: {e}");
+    let meta = table
+        .block(table.metaindex, "metaindex block")
+        .map_err(corrupt)?;
+    let meta = meta.uncompressed("metaindex block").map_err(unsupported)?;
+    let meta = ldb::entries(meta, "metaindex block").map_err(corrupt)?;
+    let index = table.block(table.index, "index block").map_err(corrupt)?;
+    let index = index.uncompressed("index block").map_err(unsupported)?;
+    let index = ldb::entries(index, "index block").map_err(corrupt)?;
+    // Every data block's CRC, and its entry count when it is not compressed.
+    let mut blocks: Vec<(u64, Option<u64>)> = Vec::with_capacity(index.len());
+    for (_, value) in &index {
+        let (handle, _) =
+            ldb::handle(value).ok_or_else(|| corrupt("index block: bad handle".into()))?;
+        let block = table.block(handle, "data block").map_err(corrupt)?;
+        let entries = if block.compression == 0 {
+            Some(
+                ldb::entries(block.contents, "data block")
+                    .map_err(corrupt)?
+                    .len() as u64,
+            )
+        } else {
+            None
+        };
+        blocks.push((handle.offset, entries));
+    }
+    let entries: Option<u64> = blocks.iter().map(|(_, n)| *n).sum();
+    println!("{name}: LevelDB table");
+    println!("  file size        {} bytes", thousands(table.len()));
+    println!("  data blocks      {}", thousands(blocks.len() as u64));
+    println!(
+        "  entries          {}",
+        entries.map_or_else(
+            || "not counted (compressed data blocks)".to_owned(),
+            thousands
+        )
+    );
+    println!("  checks           every block's CRC32C ok (data, index, metaindex, filter)");
+    let Some((key, value)) = meta.iter().find(|(k, _)| k.starts_with(b"filter.")) else {
+        println!("no filter block: the table was written without a filter policy");
+        return Ok(());
+    };
+    let policy = String::from_utf8_lossy(key.get(b"filter.".len()..).unwrap_or_default());
+    let (handle, _) =
+        ldb::handle(value).ok_or_else(|| corrupt("metaindex: bad filter handle".into()))?;
+    let filter_block = table.block(handle, "filter block").map_err(corrupt)?;
+    let filter_block = filter_block
+        .uncompressed("filter block")
+        .map_err(unsupported)?;
+    let reader = LevelDbFilterBlockReader::new(filter_block, LevelDbBloomPolicy::new(10));
+    let base_lg = reader
+        .base_lg()
+        .ok_or_else(|| corrupt("filter block: malformed footer".into()))?;
+    println!(
+        "filter block at offset {}, {} bytes, policy {policy} (metaindex key filter.{policy})",
+        thousands(handle.offset),
+        thousands(handle.size)
+    );
+    // Keys per filter: the entries of the data blocks whose offset falls in its 2^base_lg-byte range.
+    let mut keys = vec![0u64; reader.num_filters()];
+    for &(offset, entries) in &blocks {
+        let slot = usize::try_from(offset >> base_lg.min(63)).ok();
+        if let (Some(slot), Some(n)) = (slot.and_then(|s| keys.get_mut(s)), entries) {
+            *slot += n;
+        }
+    }
+    let mut lens: Vec<u64> = Vec::new();
+    let (mut probes, mut kinds) = (Vec::new(), std::collections::BTreeMap::new());
+    let (mut bits, mut counted_keys, mut weighted_fpr) = (0u64, 0u64, 0.0);
+    for (i, &n) in keys.iter().enumerate() {
+        let Some(filter) = reader.filter(i) else {
+            continue;
+        };
+        lens.push(filter.len() as u64);
+        if filter.is_empty() {
+            continue;
+        }
+        if policy == STORE_POLICY_NAME {
+            // Each filter is an sstfilter block.
+            if let Ok(block) = FilterBlock::open(filter) {
+                *kinds.entry(block.kind().to_string()).or_insert(0u64) += 1;
+                weighted_fpr += block.expected_fpr() * n as f64;
+                bits += (filter.len() as u64) * 8;
+                counted_keys += n;
+            }
+            continue;
+        }
+        // LevelDB's Bloom layout (leveldb.BuiltinBloomFilter2, sstfilter.Bloom64.v1): the bits, then k.
+        let k = u32::from(filter.last().copied().unwrap_or(0));
+        probes.push(u64::from(k));
+        let filter_bits = (filter.len() as u64 - 1) * 8;
+        if n > 0 {
+            let per_key = filter_bits as f64 / n as f64;
+            weighted_fpr += FilterModel::StandardBloom
+                .fpr_with_probes(per_key, k)
+                .unwrap_or(1.0)
+                * n as f64;
+            bits += filter_bits;
+            counted_keys += n;
+        }
+    }
+    let (low, middle, high) = spread(&mut lens);
+    println!(
+        "  filters          {} per-{} B filters (base_lg {base_lg}); bytes each min {low} / median {middle} / max {high}",
+        thousands(reader.num_filters() as u64),
+        1u64 << base_lg.min(63)
+    );
+    if !probes.is_empty() {
+        let (low, _, high) = spread(&mut probes);
+        println!("  probes           {low}..={high} (each filter's last byte)");
+    }
+    if !kinds.is_empty() {
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} × {n}")).collect();
+        println!("  kinds            {}", kinds.join(", "));
+    }
+    if counted_keys > 0 {
+        println!(
+            "  bits/key         {:.2} over {} keys",
+            bits as f64 / counted_keys as f64,
+            thousands(counted_keys)
+        );
+        let model = if policy == STORE_POLICY_NAME {
+            "each block's own"
+        } else {
+            "standard Bloom formula with each filter's probes"
+        };
+        println!(
+            "  expected FPR     {} ({model}, weighted by keys)",
+            percent(weighted_fpr / counted_keys as f64)
+        );
+    } else {
+        println!(
+            "  bits/key         not known: no key counted (compressed data blocks, or an empty table)"
+        );
+    }
+    Ok(())
 }
 
 fn inspect_block(path: &Path, file: &File, len: u64) -> CliResult<()> {

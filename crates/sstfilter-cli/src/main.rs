@@ -20,6 +20,7 @@ mod configs;
 mod demo;
 mod inspect;
 mod keys;
+mod ldb;
 mod partition_demo;
 mod plot;
 mod prefix_demo;

@@ -269,6 +269,93 @@ fn inspect_explains_partitioned_tables() {
     assert!(err.contains("filter partition 1"), "{err}");
 }
 
+/// A rusty-leveldb database of `keys` keys with `policy`, flushed; returns its first table file.
+fn leveldb_table(
+    dir: &Path,
+    keys: u32,
+    policy: Box<dyn rusty_leveldb::FilterPolicy>,
+) -> std::path::PathBuf {
+    let options = rusty_leveldb::Options {
+        create_if_missing: true,
+        filter_policy: std::rc::Rc::new(policy),
+        ..rusty_leveldb::Options::default()
+    };
+    let mut db = rusty_leveldb::DB::open(dir, options).unwrap();
+    for i in 0..keys {
+        db.put(format!("key-{i:06}").as_bytes(), b"value").unwrap();
+    }
+    // Writes the memtable into a table (flush only syncs the log).
+    db.compact_range(b"", b"\xff").unwrap();
+    drop(db);
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "ldb"))
+        .unwrap_or_else(|| panic!("no table file among {files:?}"))
+        .clone()
+}
+
+#[test]
+fn inspect_explains_leveldb_tables_and_their_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = leveldb_table(
+        &dir.path().join("bloom"),
+        5000,
+        Box::new(rusty_leveldb::BloomPolicy::new(10)),
+    );
+    let out = ok(&["inspect", table.to_str().unwrap()]);
+    for expected in [
+        ": LevelDB table",
+        "entries          5,000",
+        "every block's CRC32C ok",
+        "policy leveldb.BuiltinBloomFilter2 (metaindex key filter.leveldb.BuiltinBloomFilter2)",
+        "(base_lg 11)",
+        "probes           6..=6",
+        "over 5,000 keys",
+        "expected FPR",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    // LevelDB's Bloom at 10 bits/key: each filter has at least 10 bits per key (rounded up to bytes and 64 bits).
+    let bits: f64 = out
+        .lines()
+        .find(|l| l.contains("bits/key"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((10.0..11.0).contains(&bits), "{out}");
+
+    // Our policy inside rusty-leveldb: each per-2 KiB filter is an sstfilter block.
+    let ours = leveldb_table(
+        &dir.path().join("ours"),
+        5000,
+        Box::new(sstfilter_rusty_leveldb::RustyLevelDbFilterPolicy::new(
+            BlockedBloomPolicy::new(10.0),
+        )),
+    );
+    let out = ok(&["inspect", ours.to_str().unwrap()]);
+    assert!(
+        out.contains("policy sstfilter (metaindex key filter.sstfilter)"),
+        "{out}"
+    );
+    assert!(out.contains("kinds            BlockedBloom × "), "{out}");
+
+    // A flipped byte in a data block: a one-line error and exit code 1.
+    let mut bytes = std::fs::read(&table).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&table, &bytes).unwrap();
+    let err = fails(&["inspect", table.to_str().unwrap()], 1);
+    assert!(
+        err.contains("corrupt LevelDB table") && err.contains("CRC32C mismatch"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 #[test]
 fn inspect_reports_bad_files_as_errors() {
     let dir = tempfile::tempdir().unwrap();

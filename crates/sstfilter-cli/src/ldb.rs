@@ -1,0 +1,259 @@
+//! LevelDB-format tables (written by LevelDB or rusty-leveldb), read for `sstfilter inspect`: the footer, each
+//! block's trailer (compression type and masked CRC32C), the metaindex that names the filter policy, the index
+//! that lists the data blocks, and the entry count of every uncompressed data block (which gives each per-2 KiB
+//! filter its key count).
+//!
+//! Layout (LevelDB's `table_format.md`): blocks are `contents ‖ type (1 byte) ‖ masked CRC32C (u32 LE)` of
+//! contents and type; the footer is the last 48 bytes: the metaindex and index handles (varint64 offset and size
+//! each), zero padding to 40 bytes, and the magic `0xdb4775248b80fb57` (u64 LE). A block's contents are entries
+//! `shared (varint32) ‖ unshared (varint32) ‖ value length (varint32) ‖ key suffix ‖ value`, then the restart
+//! offsets (u32 each) and their count (u32). Every read here is bounds-checked: any bytes give a typed message,
+//! never a panic.
+
+/// The footer's magic number, as stored.
+pub(crate) const MAGIC: [u8; 8] = 0xdb47_7524_8b80_fb57u64.to_le_bytes();
+
+/// Bytes of the footer.
+const FOOTER_LEN: usize = 48;
+
+/// Bytes after a block's contents: the type byte and the masked CRC32C.
+const BLOCK_TRAILER_LEN: usize = 5;
+
+/// Where a block lies: its contents' offset and size (the 5-byte trailer follows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Handle {
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+}
+
+/// A LevelDB table held in memory, its footer decoded.
+pub(crate) struct LdbTable {
+    bytes: Vec<u8>,
+    pub(crate) metaindex: Handle,
+    pub(crate) index: Handle,
+}
+
+/// A block whose CRC matched: its compression type (0 none, 1 Snappy, 2 zstd) and stored contents.
+pub(crate) struct Block<'a> {
+    pub(crate) compression: u8,
+    pub(crate) contents: &'a [u8],
+}
+
+impl<'a> Block<'a> {
+    /// The contents of a block stored without compression; LevelDB compresses with Snappy by default, which
+    /// this reader does not decompress.
+    pub(crate) fn uncompressed(self, what: &str) -> Result<&'a [u8], String> {
+        if self.compression == 0 {
+            Ok(self.contents)
+        } else {
+            Err(format!(
+                "the {what} is compressed (type {}), which inspect does not decompress",
+                self.compression
+            ))
+        }
+    }
+}
+
+impl LdbTable {
+    /// Decodes the footer; the caller has checked the magic.
+    pub(crate) fn new(bytes: Vec<u8>) -> Result<Self, String> {
+        let start = bytes
+            .len()
+            .checked_sub(FOOTER_LEN)
+            .ok_or("shorter than a LevelDB footer")?;
+        let footer = bytes.get(start..).unwrap_or_default();
+        let (metaindex, used) = handle(footer).ok_or("footer: bad metaindex handle")?;
+        let (index, _) =
+            handle(footer.get(used..).unwrap_or_default()).ok_or("footer: bad index handle")?;
+        Ok(LdbTable {
+            bytes,
+            metaindex,
+            index,
+        })
+    }
+
+    /// The block at `handle`, its CRC32C checked.
+    pub(crate) fn block(&self, handle: Handle, what: &str) -> Result<Block<'_>, String> {
+        let bad = || format!("{what} at offset {}: outside the file", handle.offset);
+        let start = usize::try_from(handle.offset).map_err(|_| bad())?;
+        let size = usize::try_from(handle.size).map_err(|_| bad())?;
+        let end = start
+            .checked_add(size)
+            .and_then(|e| e.checked_add(BLOCK_TRAILER_LEN))
+            .ok_or_else(bad)?;
+        let stored = self.bytes.get(start..end).ok_or_else(bad)?;
+        let (covered, crc) = stored.split_at(size + 1);
+        let crc = u32::from_le_bytes(crc.try_into().map_err(|_| bad())?);
+        if unmask(crc) != crc32c(covered) {
+            return Err(format!(
+                "{what} at offset {}: CRC32C mismatch",
+                handle.offset
+            ));
+        }
+        let (contents, compression) = covered.split_at(size);
+        Ok(Block {
+            compression: compression.first().copied().unwrap_or(0),
+            contents,
+        })
+    }
+
+    /// The bytes of the file.
+    pub(crate) fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+}
+
+/// A block entry: its whole key and its value.
+pub(crate) type Entry<'a> = (Vec<u8>, &'a [u8]);
+
+/// The entries of an uncompressed block, keys rebuilt from their shared prefixes.
+pub(crate) fn entries<'a>(contents: &'a [u8], what: &str) -> Result<Vec<Entry<'a>>, String> {
+    let bad = || format!("{what}: malformed block");
+    let count_at = contents.len().checked_sub(4).ok_or_else(bad)?;
+    let restarts = u32::from_le_bytes(
+        contents
+            .get(count_at..)
+            .ok_or_else(bad)?
+            .try_into()
+            .map_err(|_| bad())?,
+    );
+    let data_end = (restarts as usize)
+        .checked_mul(4)
+        .and_then(|r| count_at.checked_sub(r))
+        .ok_or_else(bad)?;
+    let mut rest = contents.get(..data_end).ok_or_else(bad)?;
+    let mut key: Vec<u8> = Vec::new();
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let (shared, a) = varint(rest).ok_or_else(bad)?;
+        let (unshared, b) = varint(rest.get(a..).unwrap_or_default()).ok_or_else(bad)?;
+        let (value_len, c) = varint(rest.get(a + b..).unwrap_or_default()).ok_or_else(bad)?;
+        let at = a + b + c;
+        let suffix_end = usize::try_from(unshared)
+            .ok()
+            .and_then(|u| at.checked_add(u))
+            .ok_or_else(bad)?;
+        let value_end = usize::try_from(value_len)
+            .ok()
+            .and_then(|v| suffix_end.checked_add(v))
+            .ok_or_else(bad)?;
+        let suffix = rest.get(at..suffix_end).ok_or_else(bad)?;
+        let value = rest.get(suffix_end..value_end).ok_or_else(bad)?;
+        key.truncate(usize::try_from(shared).map_err(|_| bad())?);
+        if key.len() as u64 != shared {
+            return Err(bad());
+        }
+        key.extend_from_slice(suffix);
+        out.push((key.clone(), value));
+        rest = rest.get(value_end..).unwrap_or_default();
+    }
+    Ok(out)
+}
+
+/// A block handle: varint64 offset, varint64 size; returns it and the bytes it took.
+pub(crate) fn handle(bytes: &[u8]) -> Option<(Handle, usize)> {
+    let (offset, a) = varint(bytes)?;
+    let (size, b) = varint(bytes.get(a..)?)?;
+    Some((Handle { offset, size }, a + b))
+}
+
+/// A little-endian base-128 varint of at most 10 bytes; returns it and the bytes it took.
+fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (i, &byte) in bytes.iter().enumerate().take(10) {
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// LevelDB stores `rotate_right(crc, 15) + 0xa282ead8`, so that a CRC of data holding CRCs is not trivial.
+fn unmask(masked: u32) -> u32 {
+    masked.wrapping_sub(0xa282_ead8).rotate_left(15)
+}
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bit by bit: tables are small and `inspect` is not hot.
+fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32c_and_its_mask_match_the_published_check_values() {
+        // RFC 3720 (iSCSI), appendix B.4: 32 bytes of zeros, and the standard "123456789" check value.
+        assert_eq!(crc32c(&[0u8; 32]), 0x8A91_36AA);
+        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+        let masked = crc32c(b"123456789")
+            .rotate_right(15)
+            .wrapping_add(0xa282_ead8);
+        assert_eq!(unmask(masked), 0xE306_9283);
+    }
+
+    #[test]
+    fn varints_and_blocks_decode_and_bad_bytes_are_errors() {
+        assert_eq!(varint(&[0x96, 0x01]), Some((150, 2)));
+        assert_eq!(varint(&[0x80; 11]), None);
+        // Two entries, "apple" then "apricot" sharing "ap", one restart at 0.
+        let mut block = vec![0, 5, 1];
+        block.extend_from_slice(b"apple1");
+        block.extend_from_slice(&[2, 5, 1]);
+        block.extend_from_slice(b"ricot2");
+        block.extend_from_slice(&0u32.to_le_bytes());
+        block.extend_from_slice(&1u32.to_le_bytes());
+        let found = entries(&block, "test").unwrap();
+        assert_eq!(
+            found,
+            vec![
+                (b"apple".to_vec(), &b"1"[..]),
+                (b"apricot".to_vec(), &b"2"[..])
+            ]
+        );
+        for len in 0..block.len() - 1 {
+            let _ = entries(&block[..len], "test"); // never panics
+        }
+        assert!(entries(&[0xff; 8], "test").is_err());
+    }
+
+    /// Arbitrary bytes ending in the magic: every step answers with a value or a message, never a panic.
+    #[test]
+    fn arbitrary_files_never_panic() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u8
+        };
+        for round in 0..5000 {
+            let len = round % 200;
+            let mut bytes: Vec<u8> = (0..len)
+                .map(|_| next() % if round % 3 == 0 { 4 } else { 255 })
+                .collect();
+            bytes.extend_from_slice(&MAGIC);
+            let Ok(table) = LdbTable::new(bytes) else {
+                continue;
+            };
+            for handle in [table.metaindex, table.index] {
+                if let Ok(block) = table.block(handle, "block") {
+                    let _ = entries(block.contents, "block");
+                }
+            }
+        }
+    }
+}
