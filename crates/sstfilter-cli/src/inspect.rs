@@ -180,25 +180,25 @@ fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
     let meta = table
         .block(table.metaindex, "metaindex block")
         .map_err(corrupt)?;
-    let meta = meta.uncompressed("metaindex block").map_err(unsupported)?;
-    let meta = ldb::entries(meta, "metaindex block").map_err(corrupt)?;
+    let meta = meta.decompressed("metaindex block").map_err(unsupported)?;
+    let meta = ldb::entries(&meta, "metaindex block").map_err(corrupt)?;
     let index = table.block(table.index, "index block").map_err(corrupt)?;
-    let index = index.uncompressed("index block").map_err(unsupported)?;
-    let index = ldb::entries(index, "index block").map_err(corrupt)?;
-    // Every data block's CRC, and its entry count when it is not compressed.
+    let index = index.decompressed("index block").map_err(unsupported)?;
+    let index = ldb::entries(&index, "index block").map_err(corrupt)?;
+    // Every data block's CRC, and its entry count.
     let mut blocks: Vec<(u64, Option<u64>)> = Vec::with_capacity(index.len());
     for (_, value) in &index {
         let (handle, _) =
             ldb::handle(value).ok_or_else(|| corrupt("index block: bad handle".into()))?;
         let block = table.block(handle, "data block").map_err(corrupt)?;
-        let entries = if block.compression == 0 {
-            Some(
-                ldb::entries(block.contents, "data block")
+        // A block of a compression this reader does not know is checked (its CRC) but not counted.
+        let entries = match block.decompressed("data block") {
+            Ok(contents) => Some(
+                ldb::entries(&contents, "data block")
                     .map_err(corrupt)?
                     .len() as u64,
-            )
-        } else {
-            None
+            ),
+            Err(_) => None,
         };
         blocks.push((handle.offset, entries));
     }
@@ -223,9 +223,9 @@ fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
         ldb::handle(value).ok_or_else(|| corrupt("metaindex: bad filter handle".into()))?;
     let filter_block = table.block(handle, "filter block").map_err(corrupt)?;
     let filter_block = filter_block
-        .uncompressed("filter block")
+        .decompressed("filter block")
         .map_err(unsupported)?;
-    let reader = LevelDbFilterBlockReader::new(filter_block, LevelDbBloomPolicy::new(10));
+    let reader = LevelDbFilterBlockReader::new(&filter_block[..], LevelDbBloomPolicy::new(10));
     let base_lg = reader
         .base_lg()
         .ok_or_else(|| corrupt("filter block: malformed footer".into()))?;

@@ -10,6 +10,8 @@
 //! offsets (u32 each) and their count (u32). Every read here is bounds-checked: any bytes give a typed message,
 //! never a panic.
 
+use std::borrow::Cow;
+
 /// The footer's magic number, as stored.
 pub(crate) const MAGIC: [u8; 8] = 0xdb47_7524_8b80_fb57u64.to_le_bytes();
 
@@ -40,18 +42,87 @@ pub(crate) struct Block<'a> {
 }
 
 impl<'a> Block<'a> {
-    /// The contents of a block stored without compression; LevelDB compresses with Snappy by default, which
-    /// this reader does not decompress.
-    pub(crate) fn uncompressed(self, what: &str) -> Result<&'a [u8], String> {
-        if self.compression == 0 {
-            Ok(self.contents)
-        } else {
-            Err(format!(
-                "the {what} is compressed (type {}), which inspect does not decompress",
-                self.compression
-            ))
+    /// The block's contents, decompressed if it was stored with Snappy (LevelDB's default, type 1); other
+    /// compressions (zstd, type 2) are an error.
+    pub(crate) fn decompressed(self, what: &str) -> Result<Cow<'a, [u8]>, String> {
+        match self.compression {
+            0 => Ok(Cow::Borrowed(self.contents)),
+            1 => snappy(self.contents)
+                .map(Cow::Owned)
+                .ok_or_else(|| format!("{what}: malformed Snappy data")),
+            other => Err(format!(
+                "the {what} is compressed with type {other}, which inspect does not decompress"
+            )),
         }
     }
+}
+
+/// Decompresses Snappy's raw format: the uncompressed length (varint), then literals and back-references
+/// (copies of earlier output). `None` for anything malformed. The output is never allocated beyond what the
+/// input can produce (a 3-byte copy element yields at most 64 bytes).
+fn snappy(input: &[u8]) -> Option<Vec<u8>> {
+    let (declared, mut at) = varint(input)?;
+    let declared = usize::try_from(declared).ok()?;
+    let mut out: Vec<u8> = Vec::with_capacity(declared.min(input.len().saturating_mul(22)));
+    while at < input.len() {
+        let tag = *input.get(at)?;
+        at += 1;
+        let (len, offset) = match tag & 3 {
+            0 => {
+                let mut len = usize::from(tag >> 2);
+                if len >= 60 {
+                    let width = len - 59;
+                    let bytes = input.get(at..at + width)?;
+                    len = bytes
+                        .iter()
+                        .rev()
+                        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+                    at += width;
+                }
+                let literal = input.get(at..at.checked_add(len + 1)?)?;
+                out.extend_from_slice(literal);
+                at += len + 1;
+                if out.len() > declared {
+                    return None;
+                }
+                continue;
+            }
+            1 => {
+                let low = usize::from(*input.get(at)?);
+                at += 1;
+                (
+                    4 + usize::from((tag >> 2) & 7),
+                    (usize::from(tag >> 5) << 8) | low,
+                )
+            }
+            2 => {
+                let bytes: [u8; 2] = input.get(at..at + 2)?.try_into().ok()?;
+                at += 2;
+                (
+                    usize::from(tag >> 2) + 1,
+                    usize::from(u16::from_le_bytes(bytes)),
+                )
+            }
+            _ => {
+                let bytes: [u8; 4] = input.get(at..at + 4)?.try_into().ok()?;
+                at += 4;
+                (
+                    usize::from(tag >> 2) + 1,
+                    usize::try_from(u32::from_le_bytes(bytes)).ok()?,
+                )
+            }
+        };
+        if offset == 0 || offset > out.len() || out.len() + len > declared {
+            return None;
+        }
+        let start = out.len() - offset;
+        for i in 0..len {
+            // Byte by byte: a copy may overlap the bytes it is producing (a run).
+            let byte = *out.get(start + i)?;
+            out.push(byte);
+        }
+    }
+    (out.len() == declared).then_some(out)
 }
 
 impl LdbTable {
@@ -230,6 +301,45 @@ mod tests {
         assert!(entries(&[0xff; 8], "test").is_err());
     }
 
+    #[test]
+    fn snappy_literals_and_overlapping_copies_decode_and_malformed_input_is_refused() {
+        // "abcabcabcabcX": a 3-byte literal, a 2-byte-offset copy of 9 bytes at offset 3 (overlapping), a literal.
+        let input = [
+            13,
+            0b0000_1000,
+            b'a',
+            b'b',
+            b'c',
+            0b0010_0010,
+            3,
+            0,
+            0,
+            b'X',
+        ];
+        assert_eq!(snappy(&input).as_deref(), Some(&b"abcabcabcabcX"[..]));
+        // A 1-byte-offset copy: length 4 + 1, offset 1, after one literal byte: "zzzzzz".
+        assert_eq!(
+            snappy(&[6, 0, b'z', 0b0000_0101, 1]).as_deref(),
+            Some(&b"zzzzzz"[..])
+        );
+        assert_eq!(snappy(&[5, 0, b'a']), None, "shorter than declared");
+        assert_eq!(
+            snappy(&[1, 0b0000_0101, 1]),
+            None,
+            "a copy before any output"
+        );
+        assert_eq!(
+            snappy(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0b1111_1100]),
+            None,
+            "a literal past the input"
+        );
+        for input in [&input[..], &[6, 0, b'z', 0b0000_0101, 1][..]] {
+            for len in 0..input.len() {
+                let _ = snappy(&input[..len]);
+            }
+        }
+    }
+
     /// Arbitrary bytes ending in the magic: every step answers with a value or a message, never a panic.
     #[test]
     fn arbitrary_files_never_panic() {
@@ -252,6 +362,7 @@ mod tests {
             for handle in [table.metaindex, table.index] {
                 if let Ok(block) = table.block(handle, "block") {
                     let _ = entries(block.contents, "block");
+                    let _ = block.decompressed("block");
                 }
             }
         }

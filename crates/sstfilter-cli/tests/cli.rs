@@ -356,6 +356,27 @@ fn inspect_explains_leveldb_tables_and_their_filters() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
+/// A table written by C++ LevelDB 1.23 with its defaults (Snappy-compressed blocks) and its Bloom filter
+/// (`tests/fixtures/make-leveldb-table.cc`).
+#[test]
+fn inspect_explains_a_table_written_by_cpp_leveldb() {
+    let table = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/leveldb-1.23-bloom10-snappy.ldb");
+    let out = ok(&["inspect", table.to_str().unwrap()]);
+    for expected in [
+        "data blocks      32",
+        "entries          3,000",
+        "every block's CRC32C ok",
+        "policy leveldb.BuiltinBloomFilter2",
+        "17 per-2048 B filters (base_lg 11)",
+        "probes           6..=6",
+        "bits/key         10.02 over 3,000 keys",
+        "expected FPR     0.836 %",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+}
+
 #[test]
 fn inspect_reports_bad_files_as_errors() {
     let dir = tempfile::tempdir().unwrap();
