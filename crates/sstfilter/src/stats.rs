@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 /// assert_eq!(counts.observed_fpr(), Some(0.5)); // 1 false positive among 2 absent keys
 /// ```
 ///
-/// The counters are striped: each thread adds to one of [`SHARDS`] cache-line-aligned copies, and
+/// The counters are striped: each thread adds to one of 8 cache-line-aligned copies, and
 /// [`counts`](Self::counts) sums them. Threads sharing one set of counters would move its cache line between
 /// cores on every lookup (measured: 31 instead of 8 ns a query on 2 threads; BENCHMARKS.md, "Filter statistics").
 #[derive(Debug, Clone, Default)]
