@@ -19,7 +19,8 @@
 //! The query takes advantage of a property of this scheme: the first `k` draws are always a subset of the
 //! key's bits. If any of them is clear the key is absent, whatever the duplicates, so a miss never needs the
 //! distinctness bookkeeping. Only when all `k` are set does the query check, branch-free, whether two of those
-//! draws were equal, and in that rare case (3 % of keys at `k = 6`) walk the exact distinct sequence.
+//! draws were equal (within and across the first two draw words, for `k ≤ 14`), and in that rare case (3 % of
+//! keys at `k = 6`, 16 % at `k = 14`) walk the exact distinct sequence; so does every key at `k > 14`.
 //!
 //! Bits are addressed byte-wise (bit `p` of a block is bit `p % 8` of byte `p / 8`), so the layout is
 //! independent of the host's endianness.
@@ -201,10 +202,12 @@ fn set_key_bits<const K: usize>(
         let Some(line) = lines.get_mut(block_index(h, num_blocks)) else {
             return;
         };
-        if K <= DRAWS_PER_WORD && !has_duplicate_draw::<K>(draw_word(h, 0)) {
-            let word = draw_word(h, 0);
+        if K <= FAST_DRAWS && !has_duplicate_draw::<K>(h) {
             for j in 0..K {
-                set_bit(line, draw_from(word, j));
+                set_bit(
+                    line,
+                    draw_from(draw_word(h, j / DRAWS_PER_WORD), j % DRAWS_PER_WORD),
+                );
             }
         } else {
             let _ = for_each_distinct_probe(h, K, |pos| {
@@ -328,7 +331,7 @@ fn for_each_distinct_probe_within<B>(
     mut f: impl FnMut(usize) -> ControlFlow<B>,
 ) -> ControlFlow<B> {
     // Plain loops rather than an iterator chain: this is the exact path of ~3 % of hits and of every key with
-    // more than 7 probes, and a chain of adapters cost several times the work it does.
+    // more than 14 probes, and a chain of adapters cost several times the work it does.
     let mut seen = [0u64; (BLOCK_BITS / 64) as usize];
     let mut found = 0;
     for i in 0..max_words {
@@ -383,7 +386,7 @@ fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
     if all_set == 0 {
         return false;
     }
-    if K <= DRAWS_PER_WORD && !has_duplicate_draw::<K>(draw_word(h, 0)) {
+    if K <= FAST_DRAWS && !has_duplicate_draw::<K>(h) {
         return true;
     }
     exact_probe(line, h, K)
@@ -395,31 +398,79 @@ fn bit_at(line: &[u8; BLOCK_BYTES], pos: usize) -> u8 {
     line.get(pos >> 3).map_or(1, |byte| byte >> (pos & 7) & 1)
 }
 
-/// Whether two of the first `K ≤ 7` draws of `word` are equal, branch-free: the draws are `K` 9-bit lanes;
-/// XOR-ing the lanes with the lanes rotated by `d` makes a lane zero exactly where draws `d` apart are equal,
-/// and rotations by `1..=K/2` cover every pair. A zero lane is detected with the usual borrow trick
-/// (`(z - 0x..001) & !z & 0x..100`), which never reports a zero lane that is not there.
+/// Probe counts up to which the common case (no repeated draw) skips the exact path: the draws of two words.
+/// Beyond, every key takes the exact path (24 probes at most, at 30+ bits/key).
+const FAST_DRAWS: usize = 2 * DRAWS_PER_WORD;
+
+/// Whether two of the first `K ≤ 14` draws of `h` are equal, branch-free: the first 7 are the 9-bit lanes of draw
+/// word 0, the next 7 those of word 1; repeats are looked for inside each word and across the two. Measured (the
+/// sweep in BENCHMARKS.md 4b): with only word 0 checked, every hit at `K ≥ 8` took the exact path, 1.65–2.88×
+/// RocksDB's hit time at 14–24 bits/key.
 #[inline(always)]
-fn has_duplicate_draw<const K: usize>(word: u64) -> bool {
-    let width = 9 * K as u32;
-    let lanes = word >> (64 - width);
+fn has_duplicate_draw<const K: usize>(h: u64) -> bool {
+    let first = K.min(DRAWS_PER_WORD);
+    let word = draw_word(h, 0);
+    if repeats_within(word, first) {
+        return true;
+    }
+    if K <= DRAWS_PER_WORD {
+        return false;
+    }
+    let second = K - DRAWS_PER_WORD;
+    let next = draw_word(h, 1);
+    repeats_within(next, second) || repeats_across(word, first, next, second)
+}
+
+/// The first `n ≤ 7` draws of `word` as `n` 9-bit lanes (lowest lane last), with the masks of every lane's lowest
+/// and highest bit.
+#[inline(always)]
+fn lanes(word: u64, n: usize) -> (u64, u64, u64, u64) {
+    let width = 9 * n as u32;
+    let lanes = word.checked_shr(64 - width).unwrap_or(0);
     let full = if width == 64 {
         u64::MAX
     } else {
         (1u64 << width) - 1
     };
     let low = full / 0x1ff; // 0b…000000001_000000001: the lowest bit of every lane
-    let high = low << 8; // the highest bit of every lane
-    let mut zero_lane = 0u64;
+    (lanes, full, low, low << 8)
+}
+
+/// Which lanes of `diff` are zero, as their highest bits: the usual borrow trick (`(z - 0x..001) & !z & 0x..100`),
+/// which may mark a lane above a zero lane as well but never marks one when no lane is zero.
+#[inline(always)]
+fn zero_lanes(diff: u64, low: u64, high: u64) -> u64 {
+    diff.wrapping_sub(low) & !diff & high
+}
+
+/// Whether two of the first `n ≤ 7` draws of `word` are equal: XOR-ing the lanes with the lanes rotated by `d`
+/// makes a lane zero exactly where draws `d` apart are equal, and rotations by `1..=n/2` cover every pair.
+#[inline(always)]
+fn repeats_within(word: u64, n: usize) -> bool {
+    let (lanes, full, low, high) = lanes(word, n);
+    let width = 9 * n as u32;
+    let mut zero = 0u64;
     let mut d = 1;
-    while d <= K / 2 {
+    while d <= n / 2 {
         let shift = 9 * d as u32;
         let rotated = ((lanes >> shift) | (lanes << (width - shift))) & full;
-        let diff = lanes ^ rotated;
-        zero_lane |= diff.wrapping_sub(low) & !diff & high;
+        zero |= zero_lanes(lanes ^ rotated, low, high);
         d += 1;
     }
-    zero_lane != 0
+    zero != 0
+}
+
+/// Whether one of the first `m` draws of `b` equals one of the first `n ≤ 7` draws of `a`: each draw of `b`,
+/// copied into every lane, is compared with all lanes of `a` at once.
+#[inline(always)]
+fn repeats_across(a: u64, n: usize, b: u64, m: usize) -> bool {
+    let (lanes, _, low, high) = lanes(a, n);
+    let mut zero = 0u64;
+    for j in 0..m {
+        let copies = draw_from(b, j) as u64 * low;
+        zero |= zero_lanes(lanes ^ copies, low, high);
+    }
+    zero != 0
 }
 
 /// The exact query: all of the key's distinct draws are set. Kept out of line: it is rare (3 % of hits at
@@ -535,33 +586,34 @@ mod tests {
 
     #[test]
     fn duplicate_detector_matches_a_pairwise_comparison() {
-        fn pairwise<const K: usize>(word: u64) -> bool {
-            let draws: Vec<usize> = (0..K).map(|j| draw_from(word, j)).collect();
+        fn pairwise<const K: usize>(h: u64) -> bool {
+            let draws: Vec<usize> = (0..K)
+                .map(|j| draw_from(draw_word(h, j / DRAWS_PER_WORD), j % DRAWS_PER_WORD))
+                .collect();
             (0..K).any(|a| (a + 1..K).any(|b| draws[a] == draws[b]))
         }
-        let mut dups = 0;
-        for i in 0..200_000u64 {
-            let word = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ (i << 3);
-            assert_eq!(
-                has_duplicate_draw::<6>(word),
-                pairwise::<6>(word),
-                "{word:#x}"
-            );
-            assert_eq!(
-                has_duplicate_draw::<7>(word),
-                pairwise::<7>(word),
-                "{word:#x}"
-            );
-            assert_eq!(
-                has_duplicate_draw::<2>(word),
-                pairwise::<2>(word),
-                "{word:#x}"
-            );
-            dups += usize::from(pairwise::<6>(word));
+        fn check<const K: usize>(h: u64) -> bool {
+            let dup = pairwise::<K>(h);
+            assert_eq!(has_duplicate_draw::<K>(h), dup, "K = {K}, h = {h:#x}");
+            dup
         }
-        // About 15/512 of random words have a duplicate among 6 draws; make sure the test saw many.
-        assert!(dups > 3000, "{dups}");
-        // Forced duplicates in every lane pair.
+        let (mut dups6, mut dups14) = (0, 0);
+        for i in 0..200_000u64 {
+            let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ (i << 3);
+            check::<1>(h);
+            check::<2>(h);
+            dups6 += usize::from(check::<6>(h));
+            check::<7>(h);
+            check::<8>(h);
+            check::<9>(h);
+            check::<11>(h);
+            check::<13>(h);
+            dups14 += usize::from(check::<14>(h));
+        }
+        // About 3 % of random hashes repeat a draw among 6 (15 pairs of 512 positions), about 16 % among 14 (91
+        // pairs): make sure the test saw many.
+        assert!(dups6 > 3000 && dups14 > 20_000, "{dups6} {dups14}");
+        // Forced repeats in every lane pair of one word.
         for a in 0..7 {
             for b in a + 1..7 {
                 let mut word = 0u64;
@@ -569,7 +621,27 @@ mod tests {
                     let v = if j == b { 100 + a } else { 100 + j };
                     word |= (v as u64) << (64 - 9 * (j + 1));
                 }
-                assert!(has_duplicate_draw::<7>(word), "lanes {a} and {b}");
+                assert!(repeats_within(word, 7), "lanes {a} and {b}");
+                assert!(
+                    !repeats_within(word, b),
+                    "lanes {a} and {b}: not among the first {b}"
+                );
+            }
+        }
+        // Forced repeats across the two words, at every pair of lanes.
+        for a in 0..7 {
+            for b in 0..7 {
+                let (mut first, mut second) = (0u64, 0u64);
+                for j in 0..7 {
+                    first |= ((100 + j) as u64) << (64 - 9 * (j + 1));
+                    let v = if j == b { 100 + a } else { 200 + j };
+                    second |= (v as u64) << (64 - 9 * (j + 1));
+                }
+                assert!(repeats_across(first, 7, second, b + 1), "lanes {a} and {b}");
+                assert!(
+                    !repeats_across(first, 7, second, b),
+                    "lanes {a} and {b}: second word cut before"
+                );
             }
         }
     }
