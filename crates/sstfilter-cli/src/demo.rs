@@ -216,13 +216,7 @@ fn measure(
     present: &[u64],
     args: &DemoArgs,
 ) -> CliResult<Row> {
-    let stats = || {
-        let mut total = TableStats::default();
-        for table in tables {
-            total += table.stats();
-        }
-        total
-    };
+    let stats = || total_stats(tables);
 
     let progress = bar(absent.len() as u64, format!("{name}: absent lookups"));
     let before = stats();
@@ -285,6 +279,15 @@ fn measure(
         present_time,
         lookups: absent.len() as u64,
     })
+}
+
+/// The counters of all `tables`, added up: one snapshot of an LSM (used by every demo).
+pub(crate) fn total_stats(tables: &[Table]) -> TableStats {
+    let mut total = TableStats::default();
+    for table in tables {
+        total += table.stats();
+    }
+    total
 }
 
 /// An LSM point lookup: hash once, ask the tables newest first, stop at the first that holds the key.

@@ -9,7 +9,7 @@ use sstfilter::{BlockedBloomPolicy, PartitionCuts, key_hash};
 use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableStats};
 
 use crate::CliResult;
-use crate::demo::DemoArgs;
+use crate::demo::{DemoArgs, total_stats};
 use crate::keys::{self, SplitMix64};
 use crate::text::{TextTable, bytes, thousands};
 
@@ -202,7 +202,7 @@ fn skewed(args: &DemoArgs) -> Vec<Vec<u8>> {
 
 /// Asks every table, newest first, for every key (all absent) and returns the counters and the time.
 fn run_stream(tables: &[Table], lookups: &[Vec<u8>]) -> CliResult<(TableStats, Duration)> {
-    let before = sum(tables);
+    let before = total_stats(tables);
     let started = Instant::now();
     for key in lookups {
         let hash = key_hash(key);
@@ -214,7 +214,7 @@ fn run_stream(tables: &[Table], lookups: &[Vec<u8>]) -> CliResult<(TableStats, D
             }
         }
     }
-    Ok((sum(tables) - before, started.elapsed()))
+    Ok((total_stats(tables) - before, started.elapsed()))
 }
 
 fn row(
@@ -235,12 +235,4 @@ fn row(
         per(stats.data_block_reads),
         format!("{:.0}", time.as_secs_f64() * 1e9 / lookups.max(1) as f64),
     ]
-}
-
-fn sum(tables: &[Table]) -> TableStats {
-    let mut total = TableStats::default();
-    for table in tables {
-        total += table.stats();
-    }
-    total
 }

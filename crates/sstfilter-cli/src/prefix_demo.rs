@@ -15,6 +15,7 @@ use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PrefixExtractor, key_hash};
 use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
 
 use crate::CliResult;
+use crate::demo::total_stats;
 use crate::text::{TextTable, per_second, thousands};
 
 /// Tenants present in every table.
@@ -123,7 +124,7 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
             ),
         ];
         for (class, tenants) in classes {
-            let before: TableStats = sum(&lsm);
+            let before: TableStats = total_stats(&lsm);
             let started = Instant::now();
             let (mut rows, mut digest) = (0u64, 0u64);
             for &tenant in &tenants {
@@ -137,7 +138,7 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
             }
             let elapsed = started.elapsed();
             digests.push(digest);
-            let delta = sum(&lsm) - before;
+            let delta = total_stats(&lsm) - before;
             let scans = tenants.len() as u64;
             report.row(vec![
                 name.to_owned(),
@@ -167,12 +168,4 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
          key range)."
     );
     Ok(())
-}
-
-fn sum(tables: &[Table]) -> TableStats {
-    let mut total = TableStats::default();
-    for table in tables {
-        total += table.stats();
-    }
-    total
 }
