@@ -108,8 +108,9 @@ pub enum Error {
         /// Payload length found in the block.
         found: u64,
     },
-    /// A partitioned filter builder was given a key that sorts before the previous one: its partitions would not
-    /// cover the key ranges their index says.
+    /// A builder that needs sorted keys (partitioned or range filters) was given a key that sorts before the
+    /// previous one: its partitions would not cover the key ranges their index says, or its common prefix and
+    /// projections would not hold for every key.
     KeysOutOfOrder,
     /// A loaded partition is not the one the index names: its stored checksum or key count differs from the
     /// index entry (a partition from another table, swapped, or stale).
@@ -184,7 +185,9 @@ impl fmt::Display for Error {
                 f,
                 "partition index payload is {found} bytes, its parameters require {expected}"
             ),
-            Error::KeysOutOfOrder => f.write_str("partitioned filter keys out of order"),
+            Error::KeysOutOfOrder => {
+                f.write_str("keys out of order (a sorted builder got a key below the previous one)")
+            }
             Error::PartitionMismatch { partition } => write!(
                 f,
                 "partition {partition} is not the one its index names (checksum or key count differs)"

@@ -88,6 +88,7 @@ mod partitioned;
 mod policy;
 mod prefetch;
 mod prefix;
+mod range;
 mod reader;
 pub mod sizing;
 mod stats;
@@ -100,6 +101,7 @@ pub use format::{FORMAT_VERSION, STORE_POLICY_NAME, TRAILER_LEN};
 pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::blocked_bloom::BlockedBloomParams;
+pub use kind::range::RangeParams;
 pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
 pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
@@ -107,11 +109,14 @@ pub use partitioned::{
     DEFAULT_PARTITION_BYTES, MAX_PARTITION_BYTES, Partition, PartitionAnswer, PartitionCuts,
     PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder, Partitions,
 };
-pub use policy::{BlockedBloomPolicy, FilterPlan, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
+pub use policy::{
+    BlockedBloomPolicy, FilterPlan, FilterPolicy, RangePolicy, RibbonPolicy, StandardBloomPolicy,
+};
 pub use prefix::{
     CappedPrefix, DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, PrefixProbe,
     Unfiltered,
 };
+pub use range::{RangeAnswer, RangeFilterBuilder};
 pub use reader::FilterBlock;
 pub use stats::{FilterCounts, FilterStats};
 pub use tag::FilterKind;

@@ -240,7 +240,7 @@ impl PrefixAnswer {
     }
 }
 
-/// Why a filter block cannot answer a prefix question.
+/// Why a filter block cannot answer a prefix or range question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Unfiltered {
@@ -250,6 +250,11 @@ pub enum Unfiltered {
     OtherExtractor,
     /// The keys the scan covers do not share one stored prefix (see [`PrefixProbe::for_scan`]).
     ScanNotDetermined,
+    /// The block is a point filter, not a Range filter: it answers a range only when the range is one key.
+    NoRangeFilter,
+    /// The range covers more runs of the Range filter's maximum range length than a question checks (16): the
+    /// filter's bound would be weak anyway.
+    RangeTooWide,
 }
 
 impl fmt::Display for Unfiltered {
@@ -258,6 +263,8 @@ impl fmt::Display for Unfiltered {
             Unfiltered::NoPrefixes => "the filter holds no prefixes",
             Unfiltered::OtherExtractor => "the filter was built with another prefix extractor",
             Unfiltered::ScanNotDetermined => "the scan does not determine one stored prefix",
+            Unfiltered::NoRangeFilter => "the filter is a point filter, not a range filter",
+            Unfiltered::RangeTooWide => "the range is wider than the range filter checks",
         })
     }
 }

@@ -4,9 +4,12 @@ use crate::error::{Error, Result};
 use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::MAY_CONTAIN_ALL;
+use crate::kind::range::{self, Verdict};
 use crate::kind::{BatchQuery, KindParams, Query};
 use crate::prefix::{PrefixAnswer, PrefixExtractor, PrefixProbe, Unfiltered};
+use crate::range::RangeAnswer;
 use crate::tag::FilterKind;
+use core::ops::Bound;
 
 /// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
 /// enough to live on the stack.
@@ -65,6 +68,14 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         let (payload_len, trailer) = Trailer::decode(block)?;
         let params =
             KindParams::decode(trailer.kind, &trailer.params, payload_len, trailer.num_keys)?;
+        if matches!(params, KindParams::Range(_)) && trailer.flags != 0 {
+            // A Range filter holds projected keys, never prefix hashes (FORMAT.md 4.5).
+            return Err(Error::BadParams {
+                kind: Some(trailer.kind),
+                field: "flags",
+                value: u64::from(trailer.flags),
+            });
+        }
         let (query, batch_query) = params.queries();
         let (key_query, key_batch_query) = if trailer.flags & FLAG_PREFIXES_ONLY == 0 {
             (query, batch_query)
@@ -108,10 +119,14 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     #[inline]
     #[must_use]
     pub fn may_contain(&self, key: &[u8]) -> bool {
+        if let KindParams::Range(p) = &self.params {
+            return range::may_contain_key(p, self.payload(), key);
+        }
         self.may_contain_hash(key_hash(key))
     }
 
-    /// Whether a key with this hash may have been added: `false` means it certainly was not.
+    /// Whether a key with this hash may have been added: `false` means it certainly was not. A
+    /// [`Range`](FilterKind::Range) filter stores projected keys, not hashes, and answers `true`: ask it by key.
     #[inline]
     #[must_use]
     pub fn may_contain_hash(&self, hash: KeyHash) -> bool {
@@ -123,6 +138,12 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// Faster per key than single queries on filters larger than the CPU cache: the keys are hashed in groups
     /// and their cache lines fetched together. Answers for the first `min(keys.len(), results.len())` keys.
     pub fn may_contain_batch<K: AsRef<[u8]>>(&self, keys: &[K], results: &mut [bool]) {
+        if let KindParams::Range(_) = &self.params {
+            for (r, key) in results.iter_mut().zip(keys) {
+                *r = self.may_contain(key.as_ref());
+            }
+            return;
+        }
         let mut hashes = [0u64; BATCH];
         for (keys, results) in keys.chunks(BATCH).zip(results.chunks_mut(BATCH)) {
             for (h, key) in hashes.iter_mut().zip(keys) {
@@ -181,6 +202,53 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             PrefixAnswer::Unfiltered(Unfiltered::ScanNotDetermined),
             |probe| self.may_contain_prefix(&probe),
         )
+    }
+
+    /// Whether any key between `lower` and `upper` may have been added: the question of a range scan, with
+    /// [`Bound`] semantics (`Included`, `Excluded`, `Unbounded`).
+    ///
+    /// A [`Range`](FilterKind::Range) filter answers it (see [`RangePolicy`](crate::RangePolicy) for its rate); a
+    /// point filter answers only a range of one key (`Included(k)` to `Included(k)`), and otherwise says it
+    /// cannot. A range that no byte string lies in (lower above upper) is absent from every block.
+    ///
+    /// ```
+    /// use std::ops::Bound::{Excluded, Included};
+    /// use sstfilter::{FilterBlock, RangeAnswer, RangeFilterBuilder, RangePolicy};
+    ///
+    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(256, 0.01));
+    /// for key in [&b"k:0010"[..], b"k:0020", b"k:0420"] {
+    ///     builder.add_key(key)?;
+    /// }
+    /// let filter = FilterBlock::open(builder.finish())?;
+    /// let answer = filter.may_contain_range(Included(&b"k:0020"[..]), Excluded(&b"k:0021"[..]));
+    /// assert_eq!(answer, RangeAnswer::MayContain); // holds k:0020
+    /// // No key between k:0100 and k:0400: absent unless a false positive (1 % at most here).
+    /// let _ = filter.may_contain_range(Included(&b"k:0100"[..]), Included(&b"k:0400"[..]));
+    /// # Ok::<(), sstfilter::Error>(())
+    /// ```
+    #[must_use]
+    pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
+        if crate::range::is_empty(lower, upper) {
+            return RangeAnswer::Absent;
+        }
+        match &self.params {
+            KindParams::Range(p) => match range::may_contain_range(p, self.payload(), lower, upper)
+            {
+                Verdict::Absent => RangeAnswer::Absent,
+                Verdict::MayContain => RangeAnswer::MayContain,
+                Verdict::TooWide => RangeAnswer::Unfiltered(Unfiltered::RangeTooWide),
+            },
+            _ => match crate::range::single_key(lower, upper) {
+                Some(key) if self.holds_whole_keys() => {
+                    if self.may_contain(key) {
+                        RangeAnswer::MayContain
+                    } else {
+                        RangeAnswer::Absent
+                    }
+                }
+                _ => RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter),
+            },
+        }
     }
 
     /// The name of the prefix extractor whose prefixes the block holds, if any.

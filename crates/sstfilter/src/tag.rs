@@ -15,6 +15,8 @@ pub enum FilterKind {
     BlockedBloom = 1,
     /// Standard Ribbon filter with 128-bit rows, split into independently solved shards.
     Ribbon = 2,
+    /// Range filter (Grafite): answers whether any key lies between two bounds, and point questions by key.
+    Range = 3,
     /// The classic Bloom filter: one bit array, `k` probes anywhere in it (the serialised in-memory
     /// [`BloomFilter`](crate::BloomFilter)).
     StandardBloom = 4,
@@ -33,6 +35,7 @@ impl FilterKind {
         match tag {
             1 => Some(FilterKind::BlockedBloom),
             2 => Some(FilterKind::Ribbon),
+            3 => Some(FilterKind::Range),
             4 => Some(FilterKind::StandardBloom),
             _ => None,
         }
@@ -45,6 +48,7 @@ impl fmt::Display for FilterKind {
             FilterKind::BlockedBloom => "BlockedBloom",
             FilterKind::Ribbon => "Ribbon",
             FilterKind::StandardBloom => "StandardBloom",
+            FilterKind::Range => "Range",
         })
     }
 }
@@ -59,6 +63,7 @@ mod tests {
             FilterKind::BlockedBloom,
             FilterKind::Ribbon,
             FilterKind::StandardBloom,
+            FilterKind::Range,
         ] {
             assert_eq!(FilterKind::from_tag(kind.tag()), Some(kind));
         }
@@ -66,7 +71,7 @@ mod tests {
             (FilterKind::Ribbon.tag(), FilterKind::StandardBloom.tag()),
             (2, 4)
         );
-        for reserved in [0u8, 3, 5, 255] {
+        for reserved in [0u8, 5, 15, 16, 255] {
             assert_eq!(FilterKind::from_tag(reserved), None);
         }
     }

@@ -75,6 +75,7 @@ macro_rules! select_probes {
 }
 
 pub(crate) mod blocked_bloom;
+pub(crate) mod range;
 pub(crate) mod ribbon;
 pub(crate) mod standard_bloom;
 
@@ -99,6 +100,7 @@ use crate::error::Result;
 use crate::format::PARAMS_LEN;
 use crate::tag::FilterKind;
 use blocked_bloom::BlockedBloomParams;
+use range::RangeParams;
 use ribbon::RibbonParams;
 use standard_bloom::StandardBloomParams;
 
@@ -128,6 +130,8 @@ pub enum KindParams {
     Ribbon(RibbonParams),
     /// A [`FilterKind::StandardBloom`] filter.
     StandardBloom(StandardBloomParams),
+    /// A [`FilterKind::Range`] filter.
+    Range(RangeParams),
 }
 
 impl KindParams {
@@ -138,6 +142,7 @@ impl KindParams {
             KindParams::BlockedBloom(_) => FilterKind::BlockedBloom,
             KindParams::Ribbon(_) => FilterKind::Ribbon,
             KindParams::StandardBloom(_) => FilterKind::StandardBloom,
+            KindParams::Range(_) => FilterKind::Range,
         }
     }
 
@@ -148,6 +153,7 @@ impl KindParams {
             KindParams::BlockedBloom(p) => p.payload_len(),
             KindParams::Ribbon(p) => p.payload_len(),
             KindParams::StandardBloom(p) => p.payload_len(),
+            KindParams::Range(p) => p.payload_len(),
         }
     }
 
@@ -158,6 +164,7 @@ impl KindParams {
             KindParams::BlockedBloom(p) => p.expected_fpr(num_keys),
             KindParams::Ribbon(p) => p.expected_fpr(),
             KindParams::StandardBloom(p) => p.expected_fpr(num_keys),
+            KindParams::Range(p) => p.expected_fpr(num_keys),
         }
     }
 
@@ -167,6 +174,8 @@ impl KindParams {
             KindParams::BlockedBloom(p) => blocked_bloom::queries(p),
             KindParams::Ribbon(p) => ribbon::queries(p),
             KindParams::StandardBloom(_) => standard_bloom::QUERIES,
+            // A Range filter stores no key hashes: a question by hash cannot be answered (the reader asks it by key).
+            KindParams::Range(_) => MAY_CONTAIN_ALL,
         }
     }
 
@@ -183,6 +192,7 @@ impl KindParams {
             KindParams::BlockedBloom(p) => p.encode(),
             KindParams::Ribbon(p) => p.encode(),
             KindParams::StandardBloom(p) => p.encode(),
+            KindParams::Range(p) => p.encode(),
         }
     }
 
@@ -201,6 +211,9 @@ impl KindParams {
             }
             FilterKind::StandardBloom => {
                 StandardBloomParams::decode(params, payload_len).map(KindParams::StandardBloom)
+            }
+            FilterKind::Range => {
+                RangeParams::decode(params, payload_len, num_keys).map(KindParams::Range)
             }
         }
     }

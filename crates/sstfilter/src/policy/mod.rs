@@ -7,6 +7,7 @@
 //! kinds only build what they are given.
 
 mod blocked_bloom;
+mod range;
 pub(crate) mod ribbon;
 mod standard_bloom;
 
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 pub use blocked_bloom::BlockedBloomPolicy;
 pub(crate) use blocked_bloom::probes_for_bits_per_key;
+pub use range::RangePolicy;
 pub use ribbon::RibbonPolicy;
 pub use standard_bloom::StandardBloomPolicy;
 

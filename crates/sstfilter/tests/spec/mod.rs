@@ -44,6 +44,8 @@ pub enum Kind {
     },
     /// Section 4.4: probe count `k`, bit count `m`.
     StandardBloom { k: u32, m: u64 },
+    /// Section 4.5: range length `2^s`, low bits `l`, prefix length `p`, universe `r`.
+    Range { s: u32, l: u32, p: u64, r: u64 },
 }
 
 /// An opened block: the payload and what its trailer says.
@@ -105,11 +107,12 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     let num_keys = le(&t[24..32]);
     let stored_crc = le(&t[32..36]) as u32;
     let checksum_ok = crc32(&block[..block.len() - 4]) == stored_crc;
-    if ![1, 2, 4].contains(&tag) {
-        return Err(Refusal::UnknownKind(tag)); // section 3: 0, 3 and 5..=255 are reserved
+    if ![1, 2, 3, 4].contains(&tag) {
+        return Err(Refusal::UnknownKind(tag)); // section 3: 0 and 5..=255 are reserved
     }
     // Section 2: no flag in version 1; in version 2, bit 0 (prefixes) and bit 1 (prefixes only, with bit 0).
-    let allowed = if version == 1 { 0 } else { 0b11 };
+    // Section 4.5: a Range block has no flag in any version.
+    let allowed = if version == 1 || tag == 3 { 0 } else { 0b11 };
     if flags & !allowed != 0 || flags == 0b10 {
         return Err(Refusal::BadParams("flags"));
     }
@@ -133,6 +136,7 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     let kind = match tag {
         1 => blocked_bloom_params(params, payload_len as u64, num_keys)?,
         2 => ribbon_params(params, payload_len as u64, num_keys)?,
+        3 => range_params(params, payload_len as u64, num_keys)?,
         _ => standard_bloom_params(params, payload_len as u64)?,
     };
     Ok(SpecBlock {
@@ -227,6 +231,59 @@ fn standard_bloom_params(p: &[u8], payload_len: u64) -> Result<Kind, Refusal> {
     Ok(Kind::StandardBloom { k, m })
 }
 
+/// Section 4.5's parameter table and payload length.
+fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
+    let s = u32::from(p[0]);
+    let l = u32::from(p[1]);
+    let prefix = le(&p[2..4]);
+    if p[4..8].iter().any(|&b| b != 0) {
+        return Err(Refusal::BadParams("reserved parameter byte"));
+    }
+    let r = le(&p[8..16]);
+    if s > 56 {
+        return Err(Refusal::BadParams("range_log2"));
+    }
+    if n == 0 {
+        if r != 0 {
+            return Err(Refusal::BadParams("universe"));
+        }
+        if prefix != 0 {
+            return Err(Refusal::BadParams("prefix_len"));
+        }
+        if l != 0 {
+            return Err(Refusal::BadParams("lower_bits"));
+        }
+        if payload_len != 0 {
+            return Err(Refusal::LengthMismatch);
+        }
+        return Ok(Kind::Range { s, l, p: 0, r: 0 });
+    }
+    if r < n {
+        return Err(Refusal::BadParams("num_keys"));
+    }
+    if u128::from(r) < 1u128 << s {
+        return Err(Refusal::BadParams("universe"));
+    }
+    // l = floor(log2(floor(r / n))): the largest l with 2^l <= floor(r / n).
+    let ratio = u128::from(r / n);
+    let canonical = (0..64u32).rev().find(|&e| 1u128 << e <= ratio).unwrap();
+    if l != canonical {
+        return Err(Refusal::BadParams("lower_bits"));
+    }
+    let (n, r, lw) = (u128::from(n), u128::from(r), u128::from(l));
+    let buckets = (r - 1) / (1 << lw) + 1;
+    let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64) + buckets.div_ceil(256);
+    if 8 * words + 16 + u128::from(prefix) != u128::from(payload_len) {
+        return Err(Refusal::LengthMismatch);
+    }
+    Ok(Kind::Range {
+        s,
+        l,
+        p: prefix,
+        r: r as u64,
+    })
+}
+
 /// Section 1: bit `p` of a byte string is bit `p % 8` of byte `p / 8`.
 fn bit(bytes: &[u8], p: u128) -> bool {
     let byte = bytes[usize::try_from(p / 8).unwrap()];
@@ -252,7 +309,79 @@ impl SpecBlock<'_> {
                 upper_start,
             } => self.ribbon(h, r, shards, blocks, upper_start),
             Kind::StandardBloom { k, m } => self.standard_bloom(h, k, m),
+            Kind::Range { .. } => true, // section 4.5: "a question by key hash alone answers may contain"
         }
+    }
+
+    /// Section 4.5: the decoded parts of a Range block's payload; `None` for another kind.
+    pub fn range(&self) -> Option<SpecRange> {
+        let Kind::Range { s, l, p, r } = self.kind else {
+            return None;
+        };
+        let n = self.num_keys;
+        if n == 0 {
+            return Some(SpecRange {
+                s,
+                r,
+                codes: Vec::new(),
+                min: 0,
+                max: 0,
+                prefix: Vec::new(),
+                writer_invariants: true,
+            });
+        }
+        let (nn, lw) = (u128::from(n), u128::from(l));
+        let buckets = (u128::from(r) - 1) / (1 << lw) + 1;
+        let lower_words = (nn * lw).div_ceil(64) as usize;
+        let upper_words = (nn + buckets).div_ceil(64) as usize;
+        let sample_words = buckets.div_ceil(256) as usize;
+        let lower = &self.payload[..8 * lower_words];
+        let upper = &self.payload[8 * lower_words..8 * (lower_words + upper_words)];
+        let samples_at = 8 * (lower_words + upper_words);
+        let after = samples_at + 8 * sample_words;
+        let min = le(&self.payload[after..after + 8]);
+        let max = le(&self.payload[after + 8..after + 16]);
+        let prefix = self.payload[after + 16..].to_vec();
+        // Walk the first n + B bits of the upper array: a zero ends a bucket, a one is the next code.
+        let mut codes = Vec::new();
+        let mut bucket = 0u128;
+        let mut zero_positions = Vec::new();
+        for pos in 0..nn + buckets {
+            if bit(upper, pos) {
+                let i = codes.len() as u128;
+                let low = (0..lw).fold(0u128, |acc, j| {
+                    acc | (u128::from(bit(lower, i * lw + j)) << j)
+                });
+                codes.push((bucket * (1 << lw) + low) as u64);
+            } else {
+                zero_positions.push(pos as u64);
+                bucket += 1;
+            }
+        }
+        // What a writer must also have done: n one-bits, strictly increasing codes below r, zero padding, and the
+        // samples at the zero-bits of rank 256·j.
+        let padding_zero = (nn + buckets..8 * upper.len() as u128).all(|pos| !bit(upper, pos))
+            && (nn * lw..8 * lower.len() as u128).all(|pos| !bit(lower, pos));
+        let samples_ok = (0..sample_words).all(|j| {
+            let stored = le(&self.payload[samples_at + 8 * j..samples_at + 8 * j + 8]);
+            zero_positions.get(256 * j) == Some(&stored)
+        });
+        let writer_invariants = codes.len() as u64 == n
+            && codes.windows(2).all(|w| w[0] < w[1])
+            && codes.last().is_none_or(|&c| c < r)
+            && padding_zero
+            && samples_ok
+            && min <= max
+            && prefix.len() as u64 == p;
+        Some(SpecRange {
+            s,
+            r,
+            codes,
+            min,
+            max,
+            prefix,
+            writer_invariants,
+        })
     }
 
     /// Section 4.2.
@@ -330,6 +459,168 @@ impl SpecBlock<'_> {
             let sum = (h1 + i * h2) % (1 << 64);
             bit(self.payload, (sum * u128::from(m)) >> 64)
         })
+    }
+}
+
+/// Section 4.5: a Range block's contents, decoded.
+#[derive(Debug, Clone)]
+pub struct SpecRange {
+    pub s: u32,
+    pub r: u64,
+    /// The set C, in increasing order.
+    pub codes: Vec<u64>,
+    pub min: u64,
+    pub max: u64,
+    pub prefix: Vec<u8>,
+    /// Whether the payload is exactly what section 4.5 tells a writer to produce.
+    pub writer_invariants: bool,
+}
+
+/// Section 4.5: where a byte string falls against the keys' common prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Below,
+    At(u64),
+    Above,
+}
+
+/// A range answer, as section 4.5 words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecRangeAnswer {
+    Absent,
+    MayContain,
+    /// More than 16 runs: "may contain" without checking.
+    TooWide,
+}
+
+/// A bound of a range question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecBound<'a> {
+    Included(&'a [u8]),
+    Excluded(&'a [u8]),
+    Unbounded,
+}
+
+/// Section 4.2's splitmix64 finalizer `mix`.
+fn mix(z: u128) -> u128 {
+    const M: u128 = 1 << 64;
+    let z = ((z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9) % M;
+    let z = ((z ^ (z >> 27)) * 0x94D0_49BB_1331_11EB) % M;
+    z ^ (z >> 31)
+}
+
+impl SpecRange {
+    /// Section 4.5, "Projection".
+    fn place(&self, x: &[u8]) -> Place {
+        let p = &self.prefix;
+        if x.starts_with(p) {
+            let mut eight = [0u8; 8];
+            for (i, b) in x[p.len()..].iter().take(8).enumerate() {
+                eight[i] = *b;
+            }
+            // Big-endian: the first byte is the most significant.
+            return Place::At(eight.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)));
+        }
+        if p.starts_with(x) {
+            return Place::Below; // a proper prefix of P
+        }
+        let first_difference = x.iter().zip(p).position(|(a, b)| a != b).unwrap();
+        if x[first_difference] < p[first_difference] {
+            Place::Below
+        } else {
+            Place::Above
+        }
+    }
+
+    /// Section 4.5, `q(i)`.
+    fn q(&self, i: u64) -> u128 {
+        const PHI: u128 = 0x9E37_79B9_7F4A_7C15;
+        (mix((u128::from(i) + PHI) % (1 << 64)) * u128::from(self.r)) >> 64
+    }
+
+    /// Section 4.5, `code(v)`.
+    pub fn code(&self, v: u64) -> u64 {
+        let (run, offset) = (u128::from(v) >> self.s, u128::from(v) % (1 << self.s));
+        ((self.q(run as u64) + offset) % u128::from(self.r)) as u64
+    }
+
+    fn holds_code_in(&self, from: u128, to: u128) -> bool {
+        self.codes
+            .iter()
+            .any(|&c| (from..=to).contains(&u128::from(c)))
+    }
+
+    /// Section 4.5, "Queries", a point `x`.
+    pub fn may_contain(&self, x: &[u8]) -> bool {
+        if self.codes.is_empty() {
+            return false;
+        }
+        match self.place(x) {
+            Place::Below | Place::Above => false,
+            Place::At(v) if v < self.min || v > self.max => false,
+            Place::At(v) => self.codes.contains(&self.code(v)),
+        }
+    }
+
+    /// Section 4.5, "Queries", a range.
+    pub fn may_contain_range(&self, lower: SpecBound<'_>, upper: SpecBound<'_>) -> SpecRangeAnswer {
+        use SpecBound::{Excluded, Included, Unbounded};
+        let empty = match (lower, upper) {
+            (Included(a), Included(b)) => a > b,
+            (Included(a) | Excluded(a), Included(b) | Excluded(b)) => a >= b,
+            _ => false,
+        };
+        if empty || self.codes.is_empty() {
+            return SpecRangeAnswer::Absent;
+        }
+        let lo = match lower {
+            Unbounded => 0,
+            Included(a) | Excluded(a) => match self.place(a) {
+                Place::Below => 0,
+                Place::At(v) => v,
+                Place::Above => return SpecRangeAnswer::Absent,
+            },
+        };
+        let hi = match upper {
+            Unbounded => u64::MAX,
+            Included(b) | Excluded(b) => match self.place(b) {
+                Place::Below => return SpecRangeAnswer::Absent,
+                Place::At(v) => v,
+                Place::Above => u64::MAX,
+            },
+        };
+        let (lo, hi) = (lo.max(self.min), hi.min(self.max));
+        if lo > hi {
+            return SpecRangeAnswer::Absent;
+        }
+        let (first, last) = (lo >> self.s, hi >> self.s);
+        if last - first >= 16 {
+            return SpecRangeAnswer::TooWide;
+        }
+        let r = u128::from(self.r);
+        let run_len = 1u128 << self.s;
+        for t in first..=last {
+            let from = if t == first {
+                u128::from(lo) % run_len
+            } else {
+                0
+            };
+            let to = if t == last {
+                u128::from(hi) % run_len
+            } else {
+                run_len - 1
+            };
+            let (start, end) = ((self.q(t) + from) % r, (self.q(t) + to) % r);
+            let hit = if start <= end {
+                self.holds_code_in(start, end)
+            } else {
+                self.holds_code_in(start, r - 1) || self.holds_code_in(0, end)
+            };
+            if hit {
+                return SpecRangeAnswer::MayContain;
+            }
+        }
+        SpecRangeAnswer::Absent
     }
 }
 

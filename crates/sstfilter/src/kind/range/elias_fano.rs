@@ -1,0 +1,386 @@
+//! Elias–Fano coding of a sorted set of distinct integers below a universe `r` (Elias 1974, Fano 1971), with the
+//! one query a range filter needs: is any value in `[lo, hi]`?
+//!
+//! Each value keeps its low `l = ⌊log2(r / n)⌋` bits verbatim in the *lower* array and its high part `v >> l` in
+//! unary in the *upper* bit vector: value `i` (in increasing order) sets bit `(v_i >> l) + i`, so bucket `b` (the
+//! values whose high part is `b`) is a run of one-bits ended by a zero-bit, the `b`-th zero. That is
+//! `n · l + n + ⌈r / 2^l⌉ ≤ n · (log2(r / n) + 2)` bits, within 2 bits per value of the information-theoretic
+//! minimum. To find bucket `b` without scanning from the start, the position of every 256th zero is sampled.
+//!
+//! Every read is bounds-checked: on bytes that are not a sequence this module wrote (a corrupt block whose
+//! checksum was not verified) a query may answer wrongly, but it never panics and always terminates. When a read
+//! falls outside the arrays the query answers "may contain".
+
+/// One in this many zero-bits of the upper vector has its position stored.
+pub(crate) const ZEROS_PER_SAMPLE: u64 = 256;
+
+/// The sizes of an Elias–Fano sequence: what a writer lays out and a reader validates against the payload length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Layout {
+    /// Number of values `n` (at least 1).
+    pub(crate) len: u64,
+    /// Low bits kept per value, `l`.
+    pub(crate) lower_bits: u32,
+    /// Number of buckets, `⌊(r − 1) / 2^l⌋ + 1`: the zero-bits of the upper vector.
+    pub(crate) buckets: u64,
+    /// 64-bit words of the lower array, `⌈n · l / 64⌉`.
+    pub(crate) lower_words: u64,
+    /// 64-bit words of the upper vector, `⌈(n + buckets) / 64⌉`.
+    pub(crate) upper_words: u64,
+    /// Sampled zero positions (u64 each), `⌈buckets / 256⌉`.
+    pub(crate) samples: u64,
+}
+
+impl Layout {
+    /// The layout of `len ≥ 1` distinct values below `universe ≥ len`, with the canonical `l`; `None` if `len` is 0
+    /// or exceeds the universe.
+    pub(crate) fn new(len: u64, universe: u64) -> Option<Layout> {
+        if len == 0 || len > universe {
+            return None;
+        }
+        let lower_bits = lower_bits(len, universe);
+        let buckets = ((universe - 1) >> lower_bits) + 1;
+        // In 128 bits: n · l and n + buckets may pass 2^64.
+        let lower_words = (u128::from(len) * u128::from(lower_bits)).div_ceil(64);
+        let upper_words = (u128::from(len) + u128::from(buckets)).div_ceil(64);
+        Some(Layout {
+            len,
+            lower_bits,
+            buckets,
+            lower_words: u64::try_from(lower_words).ok()?,
+            upper_words: u64::try_from(upper_words).ok()?,
+            samples: buckets.div_ceil(ZEROS_PER_SAMPLE),
+        })
+    }
+
+    /// Bytes of the three arrays together, or `None` if that does not fit in a u64.
+    pub(crate) fn bytes(&self) -> Option<u64> {
+        self.lower_words
+            .checked_add(self.upper_words)?
+            .checked_add(self.samples)?
+            .checked_mul(8)
+    }
+}
+
+/// `l = ⌊log2(universe / len)⌋`: the most low bits such that `len · 2^l ≤ universe`. Requires
+/// `1 ≤ len ≤ universe`.
+pub(crate) const fn lower_bits(len: u64, universe: u64) -> u32 {
+    63 - (universe / len).leading_zeros()
+}
+
+/// Appends the sequence of `values` (strictly increasing, all below the universe `layout` was made for, and
+/// exactly `layout.len` of them) to `out`: the lower words, the upper words, the samples, all little-endian.
+pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
+    let l = layout.lower_bits;
+    let mut lower = vec![0u64; layout.lower_words as usize];
+    let mut upper = vec![0u64; layout.upper_words as usize];
+    for (i, &v) in values.iter().enumerate() {
+        let i = i as u64;
+        if l > 0 {
+            let low = v & ((1u64 << l) - 1);
+            let at = i * u64::from(l);
+            let (word, shift) = ((at / 64) as usize, at % 64);
+            if let Some(w) = lower.get_mut(word) {
+                *w |= low << shift;
+            }
+            if let (true, Some(w)) = (shift + u64::from(l) > 64, lower.get_mut(word + 1)) {
+                *w |= low >> (64 - shift);
+            }
+        }
+        let bit = (v >> l) + i;
+        if let Some(w) = upper.get_mut((bit / 64) as usize) {
+            *w |= 1 << (bit % 64);
+        }
+    }
+    let upper_bits = layout.len + layout.buckets;
+    let mut samples = Vec::with_capacity(layout.samples as usize);
+    let mut zeros_before = 0u64;
+    let mut next_sampled = 0u64;
+    for (index, &w) in upper.iter().enumerate() {
+        let start = index as u64 * 64;
+        let valid = if upper_bits - start >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << (upper_bits - start)) - 1
+        };
+        let zeros = !w & valid;
+        let count = u64::from(zeros.count_ones());
+        while next_sampled < zeros_before + count {
+            let rank = (next_sampled - zeros_before) as u32; // NOTE: below count ≤ 64
+            samples.push(start + u64::from(select_in_word(zeros, rank)));
+            next_sampled += ZEROS_PER_SAMPLE;
+        }
+        zeros_before += count;
+    }
+    debug_assert_eq!(samples.len() as u64, layout.samples);
+    for w in lower.iter().chain(&upper).chain(&samples) {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// An encoded sequence over a payload's bytes: the three arrays of [`encode`], in place.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sequence<'a> {
+    layout: &'a Layout,
+    lower: &'a [u8],
+    upper: &'a [u8],
+    samples: &'a [u8],
+}
+
+impl<'a> Sequence<'a> {
+    /// The sequence laid out as `layout` at the start of `bytes` (short arrays, if `bytes` is too short: reads
+    /// past them answer "may contain").
+    pub(crate) fn new(layout: &'a Layout, bytes: &'a [u8]) -> Self {
+        let lower_len = (layout.lower_words as usize).saturating_mul(8);
+        let upper_len = (layout.upper_words as usize).saturating_mul(8);
+        let (lower, rest) = bytes.split_at(lower_len.min(bytes.len()));
+        let (upper, samples) = rest.split_at(upper_len.min(rest.len()));
+        Sequence {
+            layout,
+            lower,
+            upper,
+            samples,
+        }
+    }
+
+    /// Whether any value lies in `[lo, hi]` (requires `lo ≤ hi`). Answers `true` wherever the bytes are not a
+    /// sequence [`encode`] wrote.
+    #[inline]
+    pub(crate) fn any_in(&self, lo: u64, hi: u64) -> bool {
+        self.successor_at_most(lo, hi).unwrap_or(true)
+    }
+
+    /// Whether the smallest value `≥ lo` exists and is `≤ hi`; `None` where the bytes are inconsistent.
+    fn successor_at_most(&self, lo: u64, hi: u64) -> Option<bool> {
+        let l = self.layout.lower_bits;
+        let bucket = lo >> l;
+        // The first bit of `bucket`: just past the zero that ends the bucket before it.
+        let mut pos = match bucket.checked_sub(1) {
+            None => 0,
+            Some(before) => self.select_zero(before)?.checked_add(1)?,
+        };
+        // Values before `pos`: bits before it less the zeros (one per earlier bucket).
+        let mut index = pos.checked_sub(bucket)?;
+        while self.bit(pos)? {
+            let v = (bucket << l) | self.low(index)?;
+            if v >= lo {
+                return Some(v <= hi);
+            }
+            pos += 1;
+            index += 1;
+        }
+        // `pos` ends `bucket`; the successor is the next value, in a later bucket, so above `lo`. It can be `≤ hi`
+        // only if its high part is at most `hi >> l`, which puts its bit at most at `(hi >> l) + index`.
+        let last = (hi >> l).checked_add(index)?;
+        match self.next_one(pos + 1, last)? {
+            None => Some(false),
+            Some(at) => {
+                let v = ((at - index) << l) | self.low(index)?;
+                Some(v <= hi)
+            }
+        }
+    }
+
+    /// The `i`-th 64-bit word of `array`.
+    #[inline]
+    fn word(array: &[u8], i: u64) -> Option<u64> {
+        let at = usize::try_from(i).ok()?.checked_mul(8)?;
+        let bytes = array.get(at..at.checked_add(8)?)?;
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
+    /// Bit `pos` of the upper vector.
+    #[inline]
+    fn bit(&self, pos: u64) -> Option<bool> {
+        Some(Self::word(self.upper, pos / 64)? >> (pos % 64) & 1 == 1)
+    }
+
+    /// The low `l` bits of value `index`.
+    #[inline]
+    fn low(&self, index: u64) -> Option<u64> {
+        let l = u64::from(self.layout.lower_bits);
+        if index >= self.layout.len {
+            return None;
+        }
+        if l == 0 {
+            return Some(0);
+        }
+        let at = index.checked_mul(l)?;
+        let (word, shift) = (at / 64, at % 64);
+        let mut v = Self::word(self.lower, word)? >> shift;
+        if shift + l > 64 {
+            v |= Self::word(self.lower, word + 1)? << (64 - shift);
+        }
+        Some(v & (u64::MAX >> (64 - l)))
+    }
+
+    /// The position of the zero-bit of rank `rank` (counting from 0) in the upper vector.
+    fn select_zero(&self, rank: u64) -> Option<u64> {
+        let start = Self::word(self.samples, rank / ZEROS_PER_SAMPLE)?;
+        let mut left = rank % ZEROS_PER_SAMPLE; // zeros to pass from the sampled one (which counts as the first)
+        let mut index = start / 64;
+        let mut zeros = !Self::word(self.upper, index)? & (u64::MAX << (start % 64));
+        loop {
+            let count = u64::from(zeros.count_ones());
+            if left < count {
+                return Some(index * 64 + u64::from(select_in_word(zeros, left as u32)));
+            }
+            left -= count;
+            index += 1;
+            zeros = !Self::word(self.upper, index)?;
+        }
+    }
+
+    /// The position of the first one-bit at or after `from`, `Some(None)` if there is none up to `last`
+    /// (inclusive) or before the end of the vector.
+    fn next_one(&self, from: u64, last: u64) -> Option<Option<u64>> {
+        let mut index = from / 64;
+        let Some(first) = Self::word(self.upper, index) else {
+            return Some(None);
+        };
+        let mut ones = first & (u64::MAX << (from % 64));
+        loop {
+            if ones != 0 {
+                let at = index * 64 + u64::from(ones.trailing_zeros());
+                return Some((at <= last).then_some(at));
+            }
+            index += 1;
+            if index * 64 > last {
+                return Some(None);
+            }
+            match Self::word(self.upper, index) {
+                Some(w) => ones = w,
+                None => return Some(None),
+            }
+        }
+    }
+}
+
+/// The position of the one-bit of rank `rank` (from 0) in `w`; 64 if `w` has no more than `rank` one-bits.
+#[inline]
+pub(crate) fn select_in_word(mut w: u64, mut rank: u32) -> u32 {
+    let mut base = 0;
+    loop {
+        if base >= 64 {
+            return 64;
+        }
+        let count = (w & 0xff).count_ones();
+        if rank < count {
+            break;
+        }
+        rank -= count;
+        w >>= 8;
+        base += 8;
+    }
+    for _ in 0..rank {
+        w &= w.wrapping_sub(1);
+    }
+    base + w.trailing_zeros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sequence_bytes(values: &[u64], universe: u64) -> (Layout, Vec<u8>) {
+        let layout = Layout::new(values.len() as u64, universe).unwrap();
+        let mut out = Vec::new();
+        encode(values, &layout, &mut out);
+        assert_eq!(out.len() as u64, layout.bytes().unwrap());
+        (layout, out)
+    }
+
+    /// Every `[lo, hi]` over a small universe answers exactly as the set does.
+    #[test]
+    fn any_in_is_exact_on_every_interval_of_small_universes() {
+        let mut state = 7u64;
+        for universe in [1u64, 2, 3, 5, 64, 65, 300, 1000] {
+            for density in [1u64, 2, 5, 50] {
+                let values: Vec<u64> = (0..universe)
+                    .filter(|_| {
+                        state = crate::math::splitmix64(state, 1);
+                        state.is_multiple_of(density)
+                    })
+                    .collect();
+                if values.is_empty() {
+                    continue;
+                }
+                let (layout, bytes) = sequence_bytes(&values, universe);
+                let seq = Sequence::new(&layout, &bytes);
+                let step = (universe / 60).max(1);
+                for lo in (0..universe).step_by(step as usize) {
+                    for hi in lo..universe {
+                        let expected = values.iter().any(|&v| (lo..=hi).contains(&v));
+                        assert_eq!(seq.any_in(lo, hi), expected, "u={universe} [{lo},{hi}]");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn huge_universes_and_wide_lower_parts() {
+        let values = [0u64, 1, 1 << 40, u64::MAX - 3, u64::MAX - 2];
+        let (layout, bytes) = sequence_bytes(&values, u64::MAX);
+        assert_eq!(layout.lower_bits, 61);
+        let seq = Sequence::new(&layout, &bytes);
+        for &v in &values {
+            assert!(seq.any_in(v, v));
+        }
+        assert!(!seq.any_in(2, (1 << 40) - 1));
+        assert!(!seq.any_in(u64::MAX - 1, u64::MAX - 1));
+        assert!(seq.any_in(3, u64::MAX - 1));
+        let one = [u64::MAX - 1];
+        let (layout, bytes) = sequence_bytes(&one, u64::MAX);
+        assert_eq!(layout.lower_bits, 63);
+        let seq = Sequence::new(&layout, &bytes);
+        assert!(seq.any_in(0, u64::MAX - 1));
+        assert!(!seq.any_in(0, u64::MAX - 2));
+    }
+
+    #[test]
+    fn many_buckets_cross_samples() {
+        let values: Vec<u64> = (0..5000u64).map(|i| i * 37 + (i % 3)).collect();
+        let universe = 5000 * 37;
+        let (layout, bytes) = sequence_bytes(&values, universe);
+        assert!(layout.samples > 1);
+        let seq = Sequence::new(&layout, &bytes);
+        for &v in &values {
+            assert!(seq.any_in(v, v));
+            if v > 0 && !values.contains(&(v - 1)) {
+                assert!(!seq.any_in(v - 1, v - 1));
+            }
+        }
+    }
+
+    #[test]
+    fn select_in_word_finds_each_rank() {
+        let w = 0b1011_0000_0000_0001_0000_0000_1000_0000_0000_0001u64 << 20;
+        let positions: Vec<u32> = (0..64).filter(|&i| w >> i & 1 == 1).collect();
+        for (rank, &p) in positions.iter().enumerate() {
+            assert_eq!(select_in_word(w, rank as u32), p);
+        }
+        assert_eq!(select_in_word(w, positions.len() as u32), 64);
+        assert_eq!(select_in_word(0, 0), 64);
+    }
+
+    #[test]
+    fn truncated_or_garbled_arrays_answer_may_contain_without_panicking() {
+        let values: Vec<u64> = (0..2000u64).map(|i| i * 11).collect();
+        let (layout, bytes) = sequence_bytes(&values, 22_000);
+        for cut in [0, 1, 8, bytes.len() / 2, bytes.len() - 1] {
+            let seq = Sequence::new(&layout, &bytes[..cut]);
+            for lo in (0..22_000).step_by(97) {
+                let _ = seq.any_in(lo, lo + 5);
+            }
+        }
+        let mut garbled = bytes.clone();
+        for b in garbled.iter_mut() {
+            *b = 0xff;
+        }
+        let seq = Sequence::new(&layout, &garbled);
+        for lo in (0..22_000).step_by(97) {
+            let _ = seq.any_in(lo, lo + 5);
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The Range kind against the key set it was built from: exhaustively on small universes of strings, and its
+//! false-positive rate against the bound `n · ℓ / r` on large sets of integers.
+
+// Integer keys are written big-endian, so that they sort as integers.
+#![allow(clippy::big_endian_bytes)]
+
+use core::ops::Bound::{self, Excluded, Included, Unbounded};
+
+use super::*;
+use crate::format::TRAILER_LEN;
+use crate::math::splitmix64;
+use crate::{FilterBlock, KindParams, RangeFilterBuilder, RangePolicy};
+
+fn block(policy: RangePolicy, keys: &[Vec<u8>]) -> Vec<u8> {
+    let mut b = RangeFilterBuilder::new(policy);
+    for k in keys {
+        b.add_key(k).unwrap();
+    }
+    b.finish()
+}
+
+fn in_range(key: &[u8], lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
+    (match lower {
+        Included(a) => key >= a,
+        Excluded(a) => key > a,
+        Unbounded => true,
+    }) && (match upper {
+        Included(b) => key <= b,
+        Excluded(b) => key < b,
+        Unbounded => true,
+    })
+}
+
+/// Every string of up to `max_len` bytes over `alphabet`, sorted.
+fn universe(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
+    let mut all = vec![Vec::new()];
+    let mut last = vec![Vec::new()];
+    for _ in 0..max_len {
+        last = last
+            .iter()
+            .flat_map(|s: &Vec<u8>| {
+                alphabet.iter().map(move |&c| {
+                    let mut t = s.clone();
+                    t.push(c);
+                    t
+                })
+            })
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all.sort();
+    all
+}
+
+/// Every range between two strings of a small universe (each bound included, excluded or unbounded) answers
+/// "may contain" whenever a key lies in it, and every key answers a point question, for key sets of every
+/// density, with and without a common prefix, at range lengths from 1 to 2^56.
+#[test]
+fn no_range_holding_a_key_is_ever_absent() {
+    let mut state = 1u64;
+    let mut questions = 0u64;
+    for (alphabet, max_len) in [(&b"\x00ab"[..], 3), (&b"a\xff"[..], 4)] {
+        let strings = universe(alphabet, max_len);
+        for shared in [&b""[..], b"p", b"pre/"] {
+            let strings: Vec<Vec<u8>> = strings.iter().map(|s| [shared, s].concat()).collect();
+            let mut bounds: Vec<Bound<&[u8]>> = vec![Unbounded];
+            for s in &strings {
+                bounds.push(Included(s));
+                bounds.push(Excluded(s));
+            }
+            for density in [1u64, 3, 10, 40] {
+                for range_log2 in [0u32, 3, 16, 56] {
+                    let keys: Vec<Vec<u8>> = strings
+                        .iter()
+                        .filter(|_| {
+                            state = splitmix64(state, 1);
+                            state.is_multiple_of(density)
+                        })
+                        .cloned()
+                        .collect();
+                    let bytes = block(RangePolicy::new(1 << range_log2, 0.5), &keys);
+                    let f = FilterBlock::open_verified(&bytes[..]).unwrap();
+                    for k in &keys {
+                        assert!(f.may_contain(k), "{k:?}");
+                    }
+                    for &lower in &bounds {
+                        for &upper in &bounds {
+                            let answer = f.may_contain_range(lower, upper);
+                            questions += 1;
+                            if keys.iter().any(|k| in_range(k, lower, upper)) {
+                                assert!(
+                                    answer.may_contain(),
+                                    "lost {lower:?}..{upper:?} keys {keys:?} L=2^{range_log2}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(questions > 500_000, "{questions}");
+}
+
+/// 8-byte big-endian keys (no common prefix beyond what the values share): the projected space is the integers.
+fn integer_keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut keys: Vec<u64> = (0..n as u64).map(|i| splitmix64(seed, i)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+fn integer_block(policy: RangePolicy, keys: &[u64]) -> Vec<u8> {
+    let keys: Vec<Vec<u8>> = keys.iter().map(|k| k.to_be_bytes().to_vec()).collect();
+    block(policy, &keys)
+}
+
+/// Empty ranges of length 1 to L answer "may contain" at no more than the bound `n · ℓ / r` (within sampling
+/// error), and well above half of it (the bound is tight: most empty ranges are far from every key).
+#[test]
+fn empty_range_rate_follows_the_bound() {
+    let keys = integer_keys(20_000, 11);
+    for (range_log2, fpr) in [(0u32, 0.01), (4, 0.01), (8, 0.02), (16, 0.05)] {
+        let policy = RangePolicy::new(1 << range_log2, fpr);
+        let bytes = integer_block(policy, &keys);
+        let f = FilterBlock::open(&bytes[..]).unwrap();
+        let KindParams::Range(p) = *f.params() else {
+            panic!("a Range block");
+        };
+        for len_log2 in [0u32, range_log2 / 2, range_log2] {
+            let len = 1u64 << len_log2;
+            let bound = p.range_fpr(f.num_keys(), len);
+            let (mut tried, mut positives, mut state) = (0u64, 0u64, 99u64);
+            while tried < 200_000 {
+                state = splitmix64(state, 1);
+                let lo = state;
+                let Some(hi) = lo.checked_add(len - 1) else {
+                    continue;
+                };
+                let i = keys.partition_point(|&k| k < lo);
+                if keys.get(i).is_some_and(|&k| k <= hi) {
+                    continue; // not empty
+                }
+                tried += 1;
+                let answer = f.may_contain_range(
+                    Included(&lo.to_be_bytes()[..]),
+                    Included(&hi.to_be_bytes()[..]),
+                );
+                positives += u64::from(answer.may_contain());
+            }
+            let rate = positives as f64 / tried as f64;
+            let sigma = (bound / tried as f64).sqrt();
+            assert!(
+                rate <= bound + 4.0 * sigma,
+                "L=2^{range_log2} len={len}: {rate} > bound {bound}"
+            );
+            assert!(
+                rate >= 0.5 * bound - 4.0 * sigma,
+                "L=2^{range_log2} len={len}: {rate} far below bound {bound}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bits_per_key_follow_the_policy() {
+    let keys = integer_keys(100_000, 5);
+    for (len, fpr) in [(1u64, 0.01), (1 << 8, 0.01), (1 << 16, 0.001)] {
+        let policy = RangePolicy::new(len, fpr);
+        let bytes = integer_block(policy, &keys);
+        let f = FilterBlock::open(&bytes[..]).unwrap();
+        let ideal = (len as f64 / fpr).log2();
+        assert!(
+            f.bits_per_key() >= ideal + 2.0,
+            "{} vs {ideal}",
+            f.bits_per_key()
+        );
+        assert!(
+            f.bits_per_key() <= ideal + 3.6,
+            "{} vs {ideal}",
+            f.bits_per_key()
+        );
+        // Codes may collide (at L = 1 they are plain hashes), so the stored count can be below the key count.
+        let planned = policy.bits_per_key(keys.len() as u64);
+        assert!(
+            (f.bits_per_key() - planned).abs() < 0.05,
+            "{} vs {planned}",
+            f.bits_per_key()
+        );
+    }
+}
+
+#[test]
+fn empty_and_single_key_filters() {
+    let empty = block(RangePolicy::new(16, 0.01), &[]);
+    assert_eq!(empty.len(), TRAILER_LEN);
+    let f = FilterBlock::open_verified(&empty[..]).unwrap();
+    assert_eq!(f.kind(), FilterKind::Range);
+    assert!(!f.may_contain(b""));
+    assert!(!f.may_contain_range(Unbounded, Unbounded).may_contain());
+    for key in [&b""[..], b"x", b"long key with bytes past the eighth"] {
+        let bytes = block(RangePolicy::new(16, 0.01), &[key.to_vec()]);
+        let f = FilterBlock::open_verified(&bytes[..]).unwrap();
+        assert!(f.may_contain(key));
+        assert!(f.may_contain_range(Unbounded, Unbounded).may_contain());
+        assert!(
+            f.may_contain_range(Included(key), Included(key))
+                .may_contain()
+        );
+        let above = [key, b"\x01"].concat();
+        assert!(
+            !f.may_contain_range(Included(&above), Unbounded)
+                .may_contain()
+        );
+        if let Some((_, shorter)) = key.split_last() {
+            assert!(
+                !f.may_contain_range(Unbounded, Included(shorter))
+                    .may_contain()
+            );
+        }
+        // An excluded bound projects like an included one (`key\0` would project where `key` does): sound, and
+        // answers "may contain" here.
+        assert!(f.may_contain_range(Excluded(key), Unbounded).may_contain());
+    }
+}
+
+#[test]
+fn out_of_order_keys_are_refused_and_duplicates_counted_once() {
+    let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01));
+    b.add_key(b"b").unwrap();
+    b.add_key(b"b").unwrap();
+    assert_eq!(b.add_key(b"a"), Err(crate::Error::KeysOutOfOrder));
+    b.add_key(b"c").unwrap();
+    assert_eq!(b.len(), 2);
+    let f = FilterBlock::open(b.finish()).unwrap();
+    assert_eq!(f.num_keys(), 2);
+}
+
+/// The prefix shrinks as keys arrive; values projected under a longer prefix are re-projected at the end and agree
+/// with projecting every key under the final prefix.
+#[test]
+fn reprojection_after_the_prefix_shrinks_matches_projecting_at_the_end() {
+    let keys: Vec<Vec<u8>> = [
+        &b"tenant-0001/user/aaaa"[..],
+        b"tenant-0001/user/aaab",
+        b"tenant-0001/usez",
+        b"tenant-0002",
+        b"tenant-0002/x",
+        b"tenant-1",
+    ]
+    .iter()
+    .map(|k| k.to_vec())
+    .collect();
+    let bytes = block(RangePolicy::new(1, 0.5), &keys);
+    let f = FilterBlock::open(&bytes[..]).unwrap();
+    let KindParams::Range(p) = *f.params() else {
+        panic!("a Range block");
+    };
+    assert_eq!(p.prefix_len(), b"tenant-".len());
+    let payload = &bytes[..bytes.len() - TRAILER_LEN];
+    let view = View::new(&p, payload).unwrap();
+    assert_eq!(view.prefix, b"tenant-");
+    assert_eq!(view.min, u64::from_be_bytes(*b"0001/use"));
+    assert_eq!(view.max, u64::from_be_bytes(*b"1\0\0\0\0\0\0\0"));
+    for k in &keys {
+        assert!(f.may_contain(k));
+    }
+}
+
+#[test]
+fn decode_rejects_every_inconsistent_field() {
+    let keys = integer_keys(1000, 3);
+    let bytes = integer_block(RangePolicy::new(256, 0.01), &keys);
+    let f = FilterBlock::open(&bytes[..]).unwrap();
+    let KindParams::Range(p) = *f.params() else {
+        panic!("a Range block");
+    };
+    let encoded = p.encode();
+    let len = p.payload_len();
+    let n = f.num_keys();
+    assert_eq!(RangeParams::decode(&encoded, len, n), Ok(p));
+    let with = |at: usize, value: u8| {
+        let mut e = encoded;
+        e[at] = value;
+        RangeParams::decode(&e, len, n)
+    };
+    assert!(matches!(
+        with(0, 57),
+        Err(Error::BadParams {
+            field: "range_log2",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(1, encoded[1] + 1),
+        Err(Error::BadParams {
+            field: "lower_bits",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(5, 1),
+        Err(Error::BadParams {
+            field: "reserved parameter byte",
+            value: 5,
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(2, encoded[2] + 1),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        RangeParams::decode(&encoded, len + 8, n),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        RangeParams::decode(&encoded, len, n + 64),
+        Err(Error::LengthMismatch { .. } | Error::BadParams { .. })
+    ));
+    assert!(matches!(
+        RangeParams::decode(&encoded, len, 0),
+        Err(Error::BadParams {
+            field: "universe",
+            ..
+        })
+    ));
+    let mut small = encoded;
+    small[8..].copy_from_slice(&100u64.to_le_bytes());
+    assert!(matches!(
+        RangeParams::decode(&small, len, n),
+        Err(Error::BadParams {
+            field: "num_keys",
+            ..
+        })
+    ));
+    small[8..].copy_from_slice(&100u64.to_le_bytes()); // holds 10 codes, but not a run of 256
+    assert!(matches!(
+        RangeParams::decode(&small, len, 10),
+        Err(Error::BadParams {
+            field: "universe",
+            ..
+        })
+    ));
+}
