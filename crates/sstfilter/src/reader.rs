@@ -215,15 +215,16 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// use std::ops::Bound::{Excluded, Included};
     /// use sstfilter::{FilterBlock, RangeAnswer, RangeFilterBuilder, RangePolicy};
     ///
-    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(256, 0.01));
-    /// for key in [&b"k:0010"[..], b"k:0020", b"k:0420"] {
-    ///     builder.add_key(key)?;
+    /// let key = |id: u64| [&b"k:"[..], &id.to_be_bytes()].concat();
+    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01));
+    /// for id in [10, 20, 420] {
+    ///     builder.add_key(&key(id))?;
     /// }
     /// let filter = FilterBlock::open(builder.finish())?;
-    /// let answer = filter.may_contain_range(Included(&b"k:0020"[..]), Excluded(&b"k:0021"[..]));
-    /// assert_eq!(answer, RangeAnswer::MayContain); // holds k:0020
-    /// // No key between k:0100 and k:0400: absent unless a false positive (1 % at most here).
-    /// let _ = filter.may_contain_range(Included(&b"k:0100"[..]), Included(&b"k:0400"[..]));
+    /// let answer = filter.may_contain_range(Included(&key(20)), Excluded(&key(21)));
+    /// assert_eq!(answer, RangeAnswer::MayContain); // holds key 20
+    /// // No key from 100 to 400: absent unless a false positive (at most 1 % · 301 / 1024 here).
+    /// let _ = filter.may_contain_range(Included(&key(100)), Included(&key(400)));
     /// # Ok::<(), sstfilter::Error>(())
     /// ```
     #[must_use]

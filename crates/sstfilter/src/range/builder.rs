@@ -9,6 +9,10 @@ use crate::tag::FilterKind;
 
 /// Builds a Range filter block from a table's keys, given in sorted order (FORMAT.md 4.5).
 ///
+/// The block stores a prefix every key shares and projects each key to the 8 bytes after it. The builder takes the
+/// keys' common prefix, cut short when fewer than 8 bytes follow it in the longest key, so that those 8 bytes end
+/// with the keys' last byte: fixed-width integer ids keep their distances.
+///
 /// Each key costs 8 bytes until [`finish`](Self::finish) (its projection), plus a copy of the last key for the
 /// order check. The common prefix can only shrink as sorted keys arrive; a key is projected after the prefix
 /// known when it arrives, and re-projected once at the end if the prefix shrank after it (the bytes in between
@@ -22,6 +26,8 @@ pub struct RangeFilterBuilder {
     last: Vec<u8>,
     /// Length of the prefix common to every key so far.
     prefix_len: usize,
+    /// Length of the longest key so far.
+    max_len: usize,
     /// Each distinct key's projection after the prefix known when it was added.
     values: Vec<u64>,
     /// `(first value, prefix length)` for each run of values projected after the same prefix length.
@@ -42,6 +48,7 @@ impl RangeFilterBuilder {
             first: Vec::new(),
             last: Vec::new(),
             prefix_len: 0,
+            max_len: 0,
             values: Vec::new(),
             runs: Vec::new(),
         }
@@ -73,6 +80,7 @@ impl RangeFilterBuilder {
                 self.runs.push((self.values.len(), shared));
             }
         }
+        self.max_len = self.max_len.max(key.len());
         self.values
             .push(suffix_value(key.get(self.prefix_len..).unwrap_or_default()));
         self.last.clear();
@@ -118,7 +126,11 @@ impl RangeFilterBuilder {
     /// Like [`finish`](Self::finish), but appends the block to `out`. The block's checksum covers only the
     /// appended bytes.
     pub fn finish_into(mut self, out: &mut Vec<u8>) {
-        let prefix_len = self.prefix_len;
+        // The stored prefix is the common prefix, shortened so that the 8 projected bytes end where the longest
+        // key does: keys with fewer than 8 bytes after the common prefix (fixed-width ids) then project with their
+        // last byte as the lowest, and consecutive ids stay consecutive, instead of being spread 2^(8·gap) apart
+        // by the zero padding. Any prefix of the common prefix is a valid one (FORMAT.md 4.5).
+        let prefix_len = self.prefix_len.min(self.max_len.saturating_sub(8));
         self.reproject(prefix_len);
         // Sorted keys project to non-decreasing values: equal neighbours are keys that differ past the projected
         // bytes, one value for the filter.

@@ -585,7 +585,15 @@ impl SpecRange {
             Unbounded => u64::MAX,
             Included(b) | Excluded(b) => match self.place(b) {
                 Place::Below => return SpecRangeAnswer::Absent,
-                Place::At(v) => v,
+                Place::At(v) => {
+                    let after = &b[self.prefix.len()..];
+                    let strict = after.len() <= 8 && after.last() != Some(&0);
+                    match (upper, strict) {
+                        (Excluded(_), true) if v == 0 => return SpecRangeAnswer::Absent,
+                        (Excluded(_), true) => v - 1,
+                        _ => v,
+                    }
+                }
                 Place::Above => u64::MAX,
             },
         };

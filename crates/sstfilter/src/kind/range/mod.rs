@@ -343,8 +343,8 @@ pub(crate) fn may_contain_range(
             Verdict::Absent
         };
     };
-    // Excluded bounds project like included ones: a key above `a` projects at or above `v(a)`, and not always
-    // above it (keys that differ past the projected bytes share a value).
+    // An excluded lower bound projects like an included one: a key above `a` projects at or above `v(a)`, and not
+    // always above it (`a` extended with zero bytes, or past the projected bytes, shares `v(a)`).
     let lo = match lower {
         Bound::Unbounded => 0,
         Bound::Included(a) | Bound::Excluded(a) => match project(view.prefix, a) {
@@ -355,13 +355,33 @@ pub(crate) fn may_contain_range(
     };
     let hi = match upper {
         Bound::Unbounded => u64::MAX,
-        Bound::Included(b) | Bound::Excluded(b) => match project(view.prefix, b) {
+        Bound::Included(b) => match project(view.prefix, b) {
             Projected::Below => return Verdict::Absent,
+            Projected::At(v) => v,
+            Projected::Above => u64::MAX,
+        },
+        Bound::Excluded(b) => match project(view.prefix, b) {
+            Projected::Below => return Verdict::Absent,
+            // A key below `b` that shares `v(b)` is `b` cut before trailing zero bytes, or `b` itself extended:
+            // when all of `b` after the prefix is projected and does not end with a zero byte, every key below `b`
+            // projects below `v(b)`. (A scan's end is often the next table's first key: this keeps it out.)
+            Projected::At(v) if exact_and_unpadded(b, view.prefix.len()) => {
+                match v.checked_sub(1) {
+                    Some(below) => below,
+                    None => return Verdict::Absent,
+                }
+            }
             Projected::At(v) => v,
             Projected::Above => u64::MAX,
         },
     };
     view.any_in(lo, hi)
+}
+
+/// Whether `b`'s bytes after the first `prefix_len` are all projected (at most 8) and do not end with a zero byte.
+fn exact_and_unpadded(b: &[u8], prefix_len: usize) -> bool {
+    let suffix = b.get(prefix_len..).unwrap_or_default();
+    suffix.len() <= 8 && suffix.last() != Some(&0)
 }
 
 /// Builds the payload for keys with the common prefix `prefix` (at most `u16::MAX` bytes) whose projections are

@@ -207,7 +207,11 @@ fn empty_and_single_key_filters() {
             f.may_contain_range(Included(key), Included(key))
                 .may_contain()
         );
-        let above = [key, b"\x01"].concat();
+        let mut above = key.to_vec();
+        match above.last_mut() {
+            Some(last) => *last += 1,
+            None => above.push(1),
+        }
         assert!(
             !f.may_contain_range(Included(&above), Unbounded)
                 .may_contain()
@@ -218,9 +222,10 @@ fn empty_and_single_key_filters() {
                     .may_contain()
             );
         }
-        // An excluded bound projects like an included one (`key\0` would project where `key` does): sound, and
-        // answers "may contain" here.
+        // An excluded lower bound projects like an included one (`key\0` would project where `key` does): sound,
+        // and answers "may contain" here; an excluded upper bound at the key leaves it out.
         assert!(f.may_contain_range(Excluded(key), Unbounded).may_contain());
+        assert!(!f.may_contain_range(Unbounded, Excluded(key)).may_contain());
     }
 }
 
