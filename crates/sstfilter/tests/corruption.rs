@@ -3,11 +3,14 @@
 
 mod spec;
 
+use std::ops::Bound::{Excluded, Included};
+
 use sstfilter::{
     BlockedBloomPolicy, BloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
-    KindParams, RibbonPolicy, StandardBloomPolicy, key_hash,
+    KindParams, RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy, key_hash,
 };
 
+#[derive(Clone)]
 struct Case {
     name: &'static str,
     keys: Vec<Vec<u8>>,
@@ -84,6 +87,18 @@ fn check(damaged: &[u8], keys: &[Vec<u8>], tally: &mut Tally, what: &str) {
     filter.may_contain_batch(keys, &mut batch);
     assert_eq!(probes, batch, "{what}: batch and single answers differ");
     let _ = filter.may_contain_hash(key_hash(b"not a key"));
+    // Range questions of every block (a Range block's own; a point block's single-key ranges).
+    let ranges: Vec<bool> = keys
+        .iter()
+        .map(|k| {
+            filter
+                .may_contain_range(Included(k), Included(k))
+                .may_contain()
+        })
+        .collect();
+    for pair in keys.windows(2) {
+        let _ = filter.may_contain_range(Excluded(&pair[0]), Excluded(&pair[1]));
+    }
     if filter.verify().is_err() {
         tally.rejected_by_checksum += 1;
         return;
@@ -91,6 +106,10 @@ fn check(damaged: &[u8], keys: &[Vec<u8>], tally: &mut Tally, what: &str) {
     assert!(
         probes.iter().all(|&p| p),
         "{what}: a block that passed open and verify lost a key"
+    );
+    assert!(
+        ranges.iter().all(|&p| p),
+        "{what}: a block that passed open and verify lost a key's range"
     );
     tally.harmless += 1;
 }
@@ -385,5 +404,136 @@ fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
                 "{name}: {set_bits_kept_every_key}"
             );
         }
+    }
+}
+
+// --- Range (kind 3) ---
+
+/// A Range block of `n` keys (in sorted order, as its builder requires).
+fn range_case(name: &'static str, n: usize, policy: RangePolicy) -> Case {
+    range_case_of(name, case_keys(n), policy)
+}
+
+fn range_case_of(name: &'static str, keys: Vec<Vec<u8>>, policy: RangePolicy) -> Case {
+    let mut builder = RangeFilterBuilder::new(policy);
+    for k in &keys {
+        builder.add_key(k).unwrap();
+    }
+    Case {
+        name,
+        keys,
+        block: builder.finish(),
+    }
+}
+
+fn range_cases() -> [Case; 4] {
+    [
+        range_case("Range, empty", 0, RangePolicy::new(16, 0.01)),
+        range_case("Range, one key", 1, RangePolicy::new(16, 0.01)),
+        range_case("Range, 200 keys, L = 2^8", 200, RangePolicy::new(256, 0.01)),
+        range_case(
+            "Range, 100 keys, L = 1 at 1/2",
+            100,
+            RangePolicy::new(1, 0.5),
+        ),
+    ]
+}
+
+#[test]
+fn range_blocks_every_truncation_and_bit_flip_is_caught_or_harmless() {
+    range_cases().iter().for_each(truncate_and_flip_every_bit);
+}
+
+#[test]
+fn range_arbitrary_trailers_never_panic() {
+    range_cases()
+        .iter()
+        .for_each(every_value_of_every_trailer_byte);
+}
+
+/// Every single-bit flip of Range blocks with the CRC recomputed: both readers refuse the same blocks; where the
+/// payload is still one FORMAT.md 4.5 lets a writer produce (flipped codes that stay increasing, the bounds, the
+/// prefix), they give the same answer to every point and range question. A flip that breaks those rules (a sample,
+/// a padding bit, an extra one-bit) makes a block no writer produces: readers may then differ, and must not panic.
+#[test]
+fn range_flips_with_a_recomputed_checksum_read_as_the_spec_says() {
+    let absent: Vec<Vec<u8>> = (0..200)
+        .map(|i| format!("key-{:06}", 2 * i + 1).into_bytes())
+        .collect();
+    // Consecutive keys have adjacent codes (Grafite keeps a run's distances), where most low-bit flips reorder
+    // codes: a set of spread keys keeps more flipped blocks comparable.
+    let mut spread: Vec<Vec<u8>> = (0..150u64)
+        .map(|i| format!("key-{:06}", i.wrapping_mul(0x9E37_79B9) % 1_000_000).into_bytes())
+        .collect();
+    spread.sort();
+    spread.dedup();
+    let mut cases = range_cases().to_vec();
+    cases.push(range_case_of(
+        "Range, 150 spread keys",
+        spread,
+        RangePolicy::new(256, 0.01),
+    ));
+    for Case { name, keys, block } in cases {
+        let (mut compared, mut accepted) = (0, 0);
+        for bit in 0..(block.len() - 4) * 8 {
+            let mut damaged = block.clone();
+            damaged[bit / 8] ^= 1 << (bit % 8);
+            let end = damaged.len() - 4;
+            let crc = spec::crc32(&damaged[..end]);
+            damaged[end..].copy_from_slice(&crc.to_le_bytes());
+            let ours = FilterBlock::open_verified(&damaged[..]);
+            let reference = spec::open(&damaged);
+            assert_eq!(
+                ours.is_ok(),
+                reference.is_ok(),
+                "{name}, bit {bit}: {ours:?} vs {reference:?}"
+            );
+            let (Ok(ours), Ok(reference)) = (ours, reference) else {
+                continue;
+            };
+            accepted += 1;
+            let Some(range) = reference.range() else {
+                continue;
+            };
+            let questions = keys.iter().chain(&absent);
+            if !range.writer_invariants {
+                for key in questions {
+                    let _ = ours.may_contain(key);
+                    let _ = ours.may_contain_range(Included(key), Excluded(&absent[0]));
+                }
+                continue;
+            }
+            compared += 1;
+            for key in questions {
+                assert_eq!(
+                    ours.may_contain(key),
+                    range.may_contain(key),
+                    "{name}, bit {bit}: {key:?}"
+                );
+            }
+            for pair in absent.windows(2) {
+                let answer = ours.may_contain_range(Included(&pair[0]), Excluded(&pair[1]));
+                let expected = range.may_contain_range(
+                    spec::SpecBound::Included(&pair[0]),
+                    spec::SpecBound::Excluded(&pair[1]),
+                );
+                assert_eq!(
+                    answer.may_contain(),
+                    expected != spec::SpecRangeAnswer::Absent,
+                    "{name}, bit {bit}: {pair:?}"
+                );
+            }
+        }
+        let payload_bits = (block.len() - sstfilter::TRAILER_LEN) * 8;
+        assert!(accepted >= payload_bits, "{name}: {accepted} accepted");
+        let expected = if name.contains("spread") {
+            payload_bits / 2
+        } else {
+            payload_bits / 10
+        };
+        assert!(
+            compared >= expected,
+            "{name}: {compared} compared of {payload_bits}"
+        );
     }
 }

@@ -8,9 +8,10 @@ use sstfilter::{
     BlockedBloomPolicy, Error, FORMAT_VERSION, FilterBlock, FilterBlockBuilder, FilterKind,
     KeyHash, PartitionedFilter, PartitionedFilterBuilder, TRAILER_LEN,
 };
-use sstfilter::{KindParams, RibbonPolicy, StandardBloomPolicy};
+use sstfilter::{KindParams, RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use std::alloc::System;
+use std::ops::Bound;
 use std::sync::{Mutex, MutexGuard};
 
 #[global_allocator]
@@ -76,6 +77,9 @@ fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
         let keys = [&b"a"[..], b"b", b"c"];
         let mut answers = [false; 3];
         filter.may_contain_batch(&keys, &mut answers);
+        let (lo, hi) = (&b"key-1"[..], &b"key-7"[..]);
+        let _ = filter.may_contain_range(Bound::Included(lo), Bound::Excluded(hi));
+        let _ = filter.may_contain_range(Bound::Unbounded, Bound::Unbounded);
     });
     // Nor does reading it as a partition index (it is not one here, but every check runs up to the tag).
     if let Ok(index) = PartitionedFilter::open(block) {
@@ -419,4 +423,67 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
             "{count} partitions, {separators} separator bytes"
         );
     }
+}
+
+#[test]
+fn hostile_range_trailers_are_rejected_without_allocating() {
+    let _serial = serialised();
+    let mut builder = RangeFilterBuilder::new(RangePolicy::new(1 << 12, 0.01));
+    for i in 0..5_000u32 {
+        builder.add_key(format!("key-{i:08}").as_bytes()).unwrap();
+    }
+    let block = builder.finish();
+    assert_eq!(open_without_allocating(&block), Ok(()));
+    let bad = |field| move |result: Result<(), Error>| matches!(result, Err(Error::BadParams { kind: Some(FilterKind::Range), field: f, .. }) if f == field);
+    let length = |result: Result<(), Error>| matches!(result, Err(Error::LengthMismatch { .. }));
+    let universe = |value: u64| with_field(&block, PARAMS + 8, &value.to_le_bytes());
+    let keys = |value: u64| with_field(&block, KEYS, &value.to_le_bytes());
+    for s in [57u8, 64, u8::MAX] {
+        assert!(bad("range_log2")(open_without_allocating(&with_field(
+            &block,
+            PARAMS,
+            &[s]
+        ))));
+    }
+    for l in [0u8, 63, 64, u8::MAX] {
+        assert!(bad("lower_bits")(open_without_allocating(&with_field(
+            &block,
+            PARAMS + 1,
+            &[l]
+        ))));
+    }
+    // Universes that cannot hold the keys or a run, or that imply arrays no payload holds.
+    assert!(bad("num_keys")(open_without_allocating(&universe(4_999))));
+    assert!(bad("universe")(open_without_allocating(&with_field(
+        &with_field(&block, PARAMS + 8, &5_000u64.to_le_bytes()),
+        PARAMS,
+        &[56]
+    ))));
+    for r in [u64::MAX, 1 << 40, 5_001] {
+        let result = open_without_allocating(&universe(r));
+        assert!(
+            length(result.clone()) || bad("lower_bits")(result.clone()),
+            "{r}: {result:?}"
+        );
+    }
+    // Key counts up to u64::MAX: arrays of 2^64 words and more are refused by arithmetic, not allocation.
+    for n in [u64::MAX, u64::MAX / 2, 1 << 40] {
+        let at_max = with_field(&keys(n), PARAMS + 8, &u64::MAX.to_le_bytes());
+        for variant in [keys(n), at_max] {
+            let result = open_without_allocating(&variant);
+            assert!(result.is_err(), "{n}: {result:?}");
+        }
+    }
+    assert!(bad("prefix_len")(open_without_allocating(&with_field(
+        &with_field(&keys(0), PARAMS + 8, &0u64.to_le_bytes()),
+        PARAMS + 1,
+        &[0]
+    ))));
+    assert!(matches!(
+        open_without_allocating(&with_field(&block, FLAGS, &[1, 0])),
+        Err(Error::BadParams { field: "flags", .. })
+    ));
+    assert!(bad("reserved parameter byte")(open_without_allocating(
+        &with_field(&block, PARAMS + 6, &[1])
+    )));
 }

@@ -10,14 +10,17 @@
 
 mod spec;
 
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+
 use proptest::prelude::*;
 use sstfilter::leveldb::{
     Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader,
 };
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterBlock,
-    FilterBlockBuilder, FilterKind, FilterPlan, FilterPolicy, KeyHash, RibbonPolicy,
-    ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy, key_hash,
+    FilterBlockBuilder, FilterKind, FilterPlan, FilterPolicy, KeyHash, RangeFilterBuilder,
+    RangePolicy, RibbonPolicy, ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy,
+    key_hash,
 };
 
 /// A policy that always plans the same, explicit parameters: how a user's own `FilterPolicy` reaches
@@ -482,6 +485,14 @@ enum Config {
     },
     LevelDbBloomPolicy(usize),
     Bloom64Policy(f64),
+    RangeNew {
+        max_range_len: u64,
+        fpr: f64,
+    },
+    RangeWithBitsPerKey {
+        bits: f64,
+        max_range_len: u64,
+    },
 }
 
 /// A rate drawn log-uniformly from 2^-40 to 1/2.
@@ -521,6 +532,11 @@ fn config() -> impl Strategy<Value = Config> {
         }),
         1 => (0usize..200).prop_map(Config::LevelDbBloomPolicy),
         1 => bits_per_key().prop_map(Config::Bloom64Policy),
+        // Range lengths over the whole u64 (rounded up to a power of two, capped at 2^56), rates 2^-40..1/2.
+        2 => ((0u32..64).prop_flat_map(|e| 0..=(u64::MAX >> (63 - e))), rate())
+            .prop_map(|(max_range_len, fpr)| Config::RangeNew { max_range_len, fpr }),
+        1 => (0.0f64..100.0, any::<u64>())
+            .prop_map(|(bits, max_range_len)| Config::RangeWithBitsPerKey { bits, max_range_len }),
     ]
 }
 
@@ -624,7 +640,114 @@ fn check_config(config: &Config, keys: &[Vec<u8>]) {
             check_leveldb_filter_block(&what, LevelDbBloomPolicy::new(b), keys)
         }
         Config::Bloom64Policy(b) => check_leveldb_filter_block(&what, Bloom64Policy::new(b), keys),
+        Config::RangeNew { max_range_len, fpr } => {
+            check_range(&what, RangePolicy::new(max_range_len, fpr), keys);
+        }
+        Config::RangeWithBitsPerKey {
+            bits,
+            max_range_len,
+        } => {
+            check_range(
+                &what,
+                RangePolicy::with_bits_per_key(bits, max_range_len),
+                keys,
+            );
+        }
     }
+}
+
+/// Builds a Range block of `keys` (sorted; duplicates added twice) and checks every key through every question
+/// that holds it: points (single, batched, the spec reader's on a sample), the one-key range, and ranges reaching
+/// it from its neighbours with every kind of bound.
+fn check_range(what: &str, policy: RangePolicy, keys: &[Vec<u8>]) {
+    let mut sorted = keys.to_vec();
+    sorted.sort();
+    let mut builder = RangeFilterBuilder::new(policy);
+    for key in &sorted {
+        builder.add_key(key).unwrap();
+    }
+    sorted.dedup();
+    let block = builder.finish();
+    let filter = FilterBlock::open_verified(&block[..]).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(filter.kind(), FilterKind::Range, "{what}");
+    let reference = spec::open(&block).unwrap().range().unwrap();
+    let mut batch = vec![false; sorted.len()];
+    filter.may_contain_batch(&sorted, &mut batch);
+    let bounds = |k: &[u8]| -> [Bound<Vec<u8>>; 2] { [Included(k.to_vec()), Excluded(k.to_vec())] };
+    for (i, key) in sorted.iter().enumerate() {
+        let shown = String::from_utf8_lossy(key);
+        assert!(filter.may_contain(key), "{what}: lost {shown:?}");
+        assert!(batch[i], "{what}: batch lost {shown:?}");
+        if i % 7 == 0 {
+            assert!(
+                reference.may_contain(key),
+                "{what}: the spec reader lost {shown:?}"
+            );
+        }
+        let mut lowers: Vec<Bound<Vec<u8>>> = vec![Unbounded, Included(key.clone())];
+        let mut uppers: Vec<Bound<Vec<u8>>> = vec![Unbounded, Included(key.clone())];
+        if let Some(before) = i.checked_sub(1).and_then(|j| sorted.get(j)) {
+            lowers.extend(bounds(before).into_iter().skip(1)); // (before, …
+            lowers.push(Included(before.clone()));
+        }
+        if let Some(after) = sorted.get(i + 1) {
+            uppers.extend(bounds(after));
+        }
+        for lower in &lowers {
+            for upper in &uppers {
+                let answer = filter.may_contain_range(
+                    lower.as_ref().map(Vec::as_slice),
+                    upper.as_ref().map(Vec::as_slice),
+                );
+                assert!(
+                    answer.may_contain(),
+                    "{what}: lost {shown:?} in {lower:?}..{upper:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Every range length the format allows (2^0..=2^56) at rates from 1/2 to 2^-40, and every whole bits/key from 0
+/// to 100 at five range lengths, at key counts around the Elias–Fano word and sample boundaries, over keys of three
+/// shapes (decimal after a shared prefix, fixed-width binary, variable length).
+#[test]
+fn range_policy_every_range_length_rate_and_bits_per_key() {
+    let shapes = |n: usize| -> [Vec<Vec<u8>>; 3] {
+        [
+            keys(n, "range"),
+            (0..n as u64)
+                .map(|i| [&b"t/"[..], &(i * 0x9E37_79B9).to_le_bytes()].concat())
+                .collect(),
+            (0..n)
+                .map(|i| format!("{}", i * 7919).into_bytes())
+                .collect(),
+        ]
+    };
+    let mut checked = 0;
+    for n in [0usize, 1, 2, 63, 64, 65, 300] {
+        for keys in shapes(n) {
+            for s in 0..=56u32 {
+                for e in [1, 7, 20, 40] {
+                    let policy = RangePolicy::new(1 << s, (-f64::from(e)).exp2());
+                    check_range(&format!("range 2^{s} at 2^-{e}, {n} keys"), policy, &keys);
+                    checked += 1;
+                }
+            }
+            for bits in 0..=100 {
+                for s in [0u32, 8, 16, 32, 56] {
+                    let policy = RangePolicy::with_bits_per_key(f64::from(bits), 1 << s);
+                    check_range(
+                        &format!("range 2^{s} at {bits} bits/key, {n} keys"),
+                        policy,
+                        &keys,
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 7 * 3 * (57 * 4 + 101 * 5));
 }
 
 fn check_bloom_filter(what: &str, mut filter: BloomFilter, keys: &[Vec<u8>]) {

@@ -125,7 +125,18 @@ impl RangeFilterBuilder {
 
     /// Like [`finish`](Self::finish), but appends the block to `out`. The block's checksum covers only the
     /// appended bytes.
-    pub fn finish_into(mut self, out: &mut Vec<u8>) {
+    pub fn finish_into(self, out: &mut Vec<u8>) {
+        let policy = self.policy;
+        self.finish_in_universe(out, |n| policy.universe(n));
+    }
+
+    /// [`finish_into`](Self::finish_into) with the universe `universe(n)` for `n` distinct projected values (the
+    /// policy's, or, to rebuild a block from its stored parameters, that block's).
+    pub(crate) fn finish_in_universe(
+        mut self,
+        out: &mut Vec<u8>,
+        universe: impl FnOnce(u64) -> u64,
+    ) {
         // The stored prefix is the common prefix, shortened so that the 8 projected bytes end where the longest
         // key does: keys with fewer than 8 bytes after the common prefix (fixed-width ids) then project with their
         // last byte as the lowest, and consecutive ids stay consecutive, instead of being spread 2^(8·gap) apart
@@ -135,7 +146,7 @@ impl RangeFilterBuilder {
         // Sorted keys project to non-decreasing values: equal neighbours are keys that differ past the projected
         // bytes, one value for the filter.
         self.values.dedup();
-        let universe = self.policy.universe(self.values.len() as u64);
+        let universe = universe(self.values.len() as u64);
         let start = out.len();
         out.reserve(self.policy.payload_len(self.values.len() as u64) + prefix_len + TRAILER_LEN);
         let prefix = self.first.get(..prefix_len).unwrap_or_default();

@@ -346,8 +346,11 @@ impl SpecBlock<'_> {
         let mut codes = Vec::new();
         let mut bucket = 0u128;
         let mut zero_positions = Vec::new();
+        let mut extra_ones = 0;
         for pos in 0..nn + buckets {
-            if bit(upper, pos) {
+            if bit(upper, pos) && codes.len() as u128 == nn {
+                extra_ones += 1; // more one-bits than codes: no writer's block
+            } else if bit(upper, pos) {
                 let i = codes.len() as u128;
                 let low = (0..lw).fold(0u128, |acc, j| {
                     acc | (u128::from(bit(lower, i * lw + j)) << j)
@@ -367,6 +370,7 @@ impl SpecBlock<'_> {
             zero_positions.get(256 * j) == Some(&stored)
         });
         let writer_invariants = codes.len() as u64 == n
+            && extra_ones == 0
             && codes.windows(2).all(|w| w[0] < w[1])
             && codes.last().is_none_or(|&c| c < r)
             && padding_zero
