@@ -8,9 +8,11 @@ use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CappedPrefix, CountingBloomFilter,
     DelimitedPrefix, FilterBlock, FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix,
     KeyHash, Partition, PartitionCuts, PartitionLoader, PartitionedFilter,
-    PartitionedFilterBuilder, Partitions, PrefixExtractor, PrefixProbe, RibbonPolicy,
-    ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy, key_hash,
+    PartitionedFilterBuilder, Partitions, PrefixExtractor, PrefixProbe, RangeFilterBuilder,
+    RangePolicy, RibbonPolicy, ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy,
+    key_hash,
 };
+use std::ops::Bound;
 
 /// A false-positive rate, log-uniform from 2^-1 to 2^-40 over the 16-bit input (every value is valid).
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -71,6 +73,41 @@ pub enum Recipe {
         growth: u8,
         tightening: u8,
     },
+    /// `RangePolicy::new(max_range_len, rate)` through a `RangeFilterBuilder` (keys sorted first).
+    RangeNew(RangeRecipe),
+    /// `RangePolicy::with_bits_per_key(bits, max_range_len)` through a `RangeFilterBuilder` (keys sorted first).
+    RangeWithBitsPerKey {
+        bits: BitsPerKey,
+        max_range_len: u64,
+    },
+}
+
+/// `RangePolicy::new`'s parameters: any range length (the policy rounds it up to a power of two and caps it at
+/// 2^56), any rate of [`Rate`]'s range.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct RangeRecipe {
+    /// The range length, as given.
+    pub max_range_len: u64,
+    /// The rate at that length.
+    pub rate: Rate,
+}
+
+impl RangeRecipe {
+    /// The policy.
+    pub fn get(self) -> RangePolicy {
+        RangePolicy::new(self.max_range_len, self.rate.get())
+    }
+}
+
+/// A Range block of `keys`, which it sorts (a table's keys come sorted).
+pub fn range_block(policy: RangePolicy, keys: &[Vec<u8>]) -> Vec<u8> {
+    let mut sorted = keys.to_vec();
+    sorted.sort();
+    let mut builder = RangeFilterBuilder::new(policy);
+    for key in &sorted {
+        builder.add_key(key).expect("sorted keys");
+    }
+    builder.finish()
 }
 
 /// How a partitioned filter is cut: every parameter of `PartitionedFilterBuilder`.
@@ -238,6 +275,7 @@ impl Recipe {
     /// Every key is found by at least one of the blocks. `prefixes` applies to the recipes that build through a
     /// policy (the in-memory filters hold whole keys only).
     pub fn build(&self, keys: &[Vec<u8>], prefixes: Option<Prefixes>) -> Vec<Vec<u8>> {
+        // Range blocks hold projected keys, never prefixes.
         if let Some(policy) = self.policy() {
             let mut builder = FilterBlockBuilder::new(policy);
             if let Some(p) = prefixes {
@@ -283,6 +321,14 @@ impl Recipe {
                 }
                 filter.stages().map(BloomFilter::to_block).collect()
             }
+            Recipe::RangeNew(range) => vec![range_block(range.get(), keys)],
+            Recipe::RangeWithBitsPerKey {
+                bits,
+                max_range_len,
+            } => vec![range_block(
+                RangePolicy::with_bits_per_key(bits.get(), max_range_len),
+                keys,
+            )],
             Recipe::BlockedBloomPolicy(_)
             | Recipe::StandardBloomPolicy(_)
             | Recipe::RibbonNew(_)
@@ -344,6 +390,17 @@ pub fn exercise<B: AsRef<[u8]>>(filter: &FilterBlock<B>, probe_bytes: &[u8]) {
         filter.stored_checksum(),
     );
     let keys: Vec<&[u8]> = probe_bytes.chunks(7).take(64).collect();
+    for pair in keys.chunks(2) {
+        let (a, b) = (pair[0], pair.get(1).copied().unwrap_or_default());
+        for (lower, upper) in [
+            (Bound::Included(a), Bound::Included(b)),
+            (Bound::Excluded(a), Bound::Excluded(b)),
+            (Bound::Included(a), Bound::Unbounded),
+            (Bound::Unbounded, Bound::Excluded(b)),
+        ] {
+            let _ = filter.may_contain_range(lower, upper);
+        }
+    }
     let mut answers = vec![false; keys.len()];
     filter.may_contain_batch(&keys, &mut answers);
     for (key, batch) in keys.iter().zip(&answers) {
