@@ -33,11 +33,16 @@
 //! # Ok::<(), sstfilter::Error>(())
 //! ```
 //!
-//! Three kinds, chosen by policy at write time and read from the block at read time:
+//! Three point-filter kinds, chosen by policy at write time and read from the block at read time:
 //! [`BlockedBloomPolicy`] builds cache-local blocked Bloom filters (one cache line per query, fastest to build and
 //! query); [`RibbonPolicy`] builds Ribbon filters, about 30 % smaller at the same false-positive rate, for more
 //! build and query time; [`StandardBloomPolicy`] builds the textbook Bloom filter. A reader opens any of them
 //! without configuration. [`FilterStats`] keeps the counts an operator reads the filters' value from.
+//!
+//! A **range filter** answers a range scan's question, "may any key lie between these bounds?", which no point
+//! filter can: [`RangeFilterBuilder`] takes a table's sorted keys and a [`RangePolicy`] (the longest range and
+//! the rate it keeps) and writes a [`FilterKind::Range`] block, which [`FilterBlock::may_contain_range`] asks
+//! (and [`FilterBlock::may_contain`], for point lookups). A table may carry it beside a point filter.
 //!
 //! A big table can carry a **partitioned filter** instead: [`PartitionedFilterBuilder`] cuts its keys into
 //! partitions of a few KiB, each an ordinary filter block, and a small index; [`PartitionedFilter`] keeps the
