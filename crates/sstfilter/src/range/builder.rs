@@ -3,20 +3,20 @@
 
 use crate::error::{Error, Result};
 use crate::format::{TRAILER_LEN, Trailer};
-use crate::kind::range::{self, projection::suffix_value};
+use crate::kind::range::projection::{self, MAX_POSITIONS};
+use crate::kind::range::{self, Chosen};
 use crate::policy::RangePolicy;
 use crate::tag::FilterKind;
 
 /// Builds a Range filter block from a table's keys, given in sorted order (FORMAT.md 4.5).
 ///
-/// The block stores a prefix every key shares and projects each key to the 8 bytes after it. The builder takes the
-/// keys' common prefix, cut short when fewer than 8 bytes follow it in the longest key, so that those 8 bytes end
-/// with the keys' last byte: fixed-width integer ids keep their distances.
+/// The block stores the prefix every key shares and projects the bytes after it (up to 16) in a mixed radix of
+/// the byte values that occur at each position (FORMAT.md 4.5), which the builder learns from all the keys.
 ///
-/// Each key costs 8 bytes until [`finish`](Self::finish) (its projection), plus a copy of the last key for the
-/// order check. The common prefix can only shrink as sorted keys arrive; a key is projected after the prefix
-/// known when it arrives, and re-projected once at the end if the prefix shrank after it (the bytes in between
-/// are the first key's, which every later key shares).
+/// Each key costs 16 bytes until [`finish`](Self::finish) (its bytes after the prefix), plus a copy of the last
+/// key for the order check. The common prefix can only shrink as sorted keys arrive; a key's bytes are taken after
+/// the prefix known when it arrives, and shifted once at the end if the prefix shrank after it (the bytes in
+/// between are the first key's, which every later key shares).
 #[derive(Debug, Clone)]
 pub struct RangeFilterBuilder {
     policy: RangePolicy,
@@ -26,11 +26,9 @@ pub struct RangeFilterBuilder {
     last: Vec<u8>,
     /// Length of the prefix common to every key so far.
     prefix_len: usize,
-    /// Length of the longest key so far.
-    max_len: usize,
-    /// Each distinct key's projection after the prefix known when it was added.
-    values: Vec<u64>,
-    /// `(first value, prefix length)` for each run of values projected after the same prefix length.
+    /// Each distinct key's first 16 bytes after the prefix known when it was added, zero-padded.
+    windows: Vec<[u8; MAX_POSITIONS]>,
+    /// `(first window, prefix length)` for each run of windows taken after the same prefix length.
     runs: Vec<(usize, usize)>,
 }
 
@@ -48,8 +46,7 @@ impl RangeFilterBuilder {
             first: Vec::new(),
             last: Vec::new(),
             prefix_len: 0,
-            max_len: 0,
-            values: Vec::new(),
+            windows: Vec::new(),
             runs: Vec::new(),
         }
     }
@@ -57,7 +54,7 @@ impl RangeFilterBuilder {
     /// Adds a key. Keys must come in non-decreasing byte order (a table's order); a key equal to the previous one
     /// is added once, and a key below it is refused with [`Error::KeysOutOfOrder`] and not added.
     pub fn add_key(&mut self, key: &[u8]) -> Result<()> {
-        if self.values.is_empty() {
+        if self.windows.is_empty() {
             self.first
                 .extend_from_slice(key.get(..Self::MAX_PREFIX_LEN).unwrap_or(key));
             self.prefix_len = self.first.len();
@@ -77,12 +74,11 @@ impl RangeFilterBuilder {
                 .count();
             if shared < self.prefix_len {
                 self.prefix_len = shared;
-                self.runs.push((self.values.len(), shared));
+                self.runs.push((self.windows.len(), shared));
             }
         }
-        self.max_len = self.max_len.max(key.len());
-        self.values
-            .push(suffix_value(key.get(self.prefix_len..).unwrap_or_default()));
+        self.windows
+            .push(window(key.get(self.prefix_len..).unwrap_or_default()));
         self.last.clear();
         self.last.extend_from_slice(key);
         Ok(())
@@ -91,19 +87,19 @@ impl RangeFilterBuilder {
     /// Number of distinct keys added.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.windows.len()
     }
 
     /// Whether no key was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.windows.is_empty()
     }
 
-    /// Bytes the builder holds: 8 per key, the first and last key.
+    /// Bytes the builder holds: 16 per key, the first and last key.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.values.capacity() * 8
+        self.windows.capacity() * MAX_POSITIONS
             + self.first.capacity()
             + self.last.capacity()
             + self.runs.capacity() * 16
@@ -137,26 +133,33 @@ impl RangeFilterBuilder {
         out: &mut Vec<u8>,
         universe: impl FnOnce(u64) -> u64,
     ) {
-        // The stored prefix is the common prefix, shortened so that the 8 projected bytes end where the longest
-        // key does: keys with fewer than 8 bytes after the common prefix (fixed-width ids) then project with their
-        // last byte as the lowest, and consecutive ids stay consecutive, instead of being spread 2^(8·gap) apart
-        // by the zero padding. Any prefix of the common prefix is a valid one (FORMAT.md 4.5).
-        let prefix_len = self.prefix_len.min(self.max_len.saturating_sub(8));
-        self.reproject(prefix_len);
+        let prefix_len = self.prefix_len;
+        self.shift_windows(prefix_len);
+        let (alphabets, weights) = projection::choose(&self.windows);
         // Sorted keys project to non-decreasing values: equal neighbours are keys that differ past the projected
         // bytes, one value for the filter.
-        self.values.dedup();
-        let universe = universe(self.values.len() as u64);
+        let mut values: Vec<u64> = self
+            .windows
+            .iter()
+            .map(|w| projection::value(w, &alphabets, &weights))
+            .collect();
+        values.dedup();
+        drop(self.windows);
+        let universe = universe(values.len() as u64);
         let start = out.len();
-        out.reserve(self.policy.payload_len(self.values.len() as u64) + prefix_len + TRAILER_LEN);
-        let prefix = self.first.get(..prefix_len).unwrap_or_default();
-        let (params, num_codes) = range::build(
-            prefix,
-            &self.values,
-            self.policy.range_log2(),
-            universe,
-            out,
+        out.reserve(
+            self.policy.payload_len(values.len() as u64)
+                + 40 * weights.len()
+                + prefix_len
+                + TRAILER_LEN,
         );
+        let chosen = Chosen {
+            prefix: self.first.get(..prefix_len).unwrap_or_default(),
+            alphabets: &alphabets,
+            weights: &weights,
+        };
+        let (params, num_codes) =
+            range::build(&chosen, &values, self.policy.range_log2(), universe, out);
         Trailer::append(
             out,
             start,
@@ -167,29 +170,37 @@ impl RangeFilterBuilder {
         );
     }
 
-    /// Projects every value after `prefix_len` bytes, which is at most the prefix length of every run: a value
-    /// taken after `p > prefix_len` bytes becomes the first key's bytes `prefix_len..p` followed by the value's
-    /// first `8 − (p − prefix_len)` bytes.
-    fn reproject(&mut self, prefix_len: usize) {
+    /// Takes every window after `prefix_len` bytes, which is at most the prefix length of every run: a window taken
+    /// after `p > prefix_len` bytes becomes the first key's bytes `prefix_len..p` followed by the window's first
+    /// bytes.
+    fn shift_windows(&mut self, prefix_len: usize) {
         let ends = self
             .runs
             .iter()
             .skip(1)
             .map(|&(start, _)| start)
-            .chain([self.values.len()]);
+            .chain([self.windows.len()]);
         for (&(start, p), end) in self.runs.iter().zip(ends) {
-            let shift = p.saturating_sub(prefix_len);
-            if shift == 0 {
+            let between = self.first.get(prefix_len..p).unwrap_or_default();
+            if between.is_empty() {
                 continue;
             }
-            let between = suffix_value(self.first.get(prefix_len..p).unwrap_or_default());
-            for v in self.values.get_mut(start..end).into_iter().flatten() {
-                *v = if shift >= 8 {
-                    between
-                } else {
-                    between | (*v >> (8 * shift))
-                };
+            for w in self.windows.get_mut(start..end).into_iter().flatten() {
+                let mut shifted = [0u8; MAX_POSITIONS];
+                for (d, s) in shifted.iter_mut().zip(between.iter().chain(w.iter())) {
+                    *d = *s;
+                }
+                *w = shifted;
             }
         }
     }
+}
+
+/// The first [`MAX_POSITIONS`] bytes of `bytes`, zero-padded.
+fn window(bytes: &[u8]) -> [u8; MAX_POSITIONS] {
+    let mut w = [0u8; MAX_POSITIONS];
+    for (d, s) in w.iter_mut().zip(bytes) {
+        *d = *s;
+    }
+    w
 }

@@ -44,8 +44,14 @@ pub enum Kind {
     },
     /// Section 4.4: probe count `k`, bit count `m`.
     StandardBloom { k: u32, m: u64 },
-    /// Section 4.5: range length `2^s`, low bits `l`, prefix length `p`, universe `r`.
-    Range { s: u32, l: u32, p: u64, r: u64 },
+    /// Section 4.5: range length `2^s`, low bits `l`, prefix length `p`, positions `m`, universe `r`.
+    Range {
+        s: u32,
+        l: u32,
+        p: u64,
+        m: u64,
+        r: u64,
+    },
 }
 
 /// An opened block: the payload and what its trailer says.
@@ -236,12 +242,16 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     let s = u32::from(p[0]);
     let l = u32::from(p[1]);
     let prefix = le(&p[2..4]);
-    if p[4..8].iter().any(|&b| b != 0) {
+    let m = u64::from(p[4]);
+    if p[5..8].iter().any(|&b| b != 0) {
         return Err(Refusal::BadParams("reserved parameter byte"));
     }
     let r = le(&p[8..16]);
     if s > 56 {
         return Err(Refusal::BadParams("range_log2"));
+    }
+    if m > 16 {
+        return Err(Refusal::BadParams("positions"));
     }
     if n == 0 {
         if r != 0 {
@@ -250,13 +260,22 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
         if prefix != 0 {
             return Err(Refusal::BadParams("prefix_len"));
         }
+        if m != 0 {
+            return Err(Refusal::BadParams("positions"));
+        }
         if l != 0 {
             return Err(Refusal::BadParams("lower_bits"));
         }
         if payload_len != 0 {
             return Err(Refusal::LengthMismatch);
         }
-        return Ok(Kind::Range { s, l, p: 0, r: 0 });
+        return Ok(Kind::Range {
+            s,
+            l,
+            p: 0,
+            m: 0,
+            r: 0,
+        });
     }
     if r < n {
         return Err(Refusal::BadParams("num_keys"));
@@ -273,13 +292,14 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     let (n, r, lw) = (u128::from(n), u128::from(r), u128::from(l));
     let buckets = (r - 1) / (1 << lw) + 1;
     let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64) + buckets.div_ceil(256);
-    if 8 * words + 16 + u128::from(prefix) != u128::from(payload_len) {
+    if 8 * words + 16 + 40 * u128::from(m) + u128::from(prefix) != u128::from(payload_len) {
         return Err(Refusal::LengthMismatch);
     }
     Ok(Kind::Range {
         s,
         l,
         p: prefix,
+        m,
         r: r as u64,
     })
 }
@@ -315,7 +335,7 @@ impl SpecBlock<'_> {
 
     /// Section 4.5: the decoded parts of a Range block's payload; `None` for another kind.
     pub fn range(&self) -> Option<SpecRange> {
-        let Kind::Range { s, l, p, r } = self.kind else {
+        let Kind::Range { s, l, p, m, r } = self.kind else {
             return None;
         };
         let n = self.num_keys;
@@ -326,6 +346,8 @@ impl SpecBlock<'_> {
                 codes: Vec::new(),
                 min: 0,
                 max: 0,
+                weights: Vec::new(),
+                alphabets: Vec::new(),
                 prefix: Vec::new(),
                 writer_invariants: true,
             });
@@ -341,7 +363,32 @@ impl SpecBlock<'_> {
         let after = samples_at + 8 * sample_words;
         let min = le(&self.payload[after..after + 8]);
         let max = le(&self.payload[after + 8..after + 16]);
-        let prefix = self.payload[after + 16..].to_vec();
+        let m = m as usize;
+        let weights_at = after + 16;
+        let alphabets_at = weights_at + 8 * m;
+        let weights: Vec<u128> = (0..m)
+            .map(|j| u128::from(le(&self.payload[weights_at + 8 * j..weights_at + 8 * j + 8])))
+            .collect();
+        // Alphabet j: 32 bytes, byte value b is in it if bit b of them is set (section 1's bit order).
+        let alphabets: Vec<Vec<u8>> = (0..m)
+            .map(|j| {
+                let bytes = &self.payload[alphabets_at + 32 * j..alphabets_at + 32 * j + 32];
+                (0..=255u8).filter(|&b| bit(bytes, u128::from(b))).collect()
+            })
+            .collect();
+        let prefix = self.payload[alphabets_at + 32 * m..].to_vec();
+        // The weights a writer stores: W_j is the product of the sizes of the alphabets after j.
+        let weights_ok = (0..m).all(|j| {
+            let product: u128 = alphabets[j + 1..]
+                .iter()
+                .map(|a| a.len().max(1) as u128)
+                .product();
+            weights[j] == product
+        }) && alphabets
+            .iter()
+            .map(|a| a.len().max(1) as u128)
+            .product::<u128>()
+            <= 1 << 64;
         // Walk the first n + B bits of the upper array: a zero ends a bucket, a one is the next code.
         let mut codes = Vec::new();
         let mut bucket = 0u128;
@@ -376,6 +423,8 @@ impl SpecBlock<'_> {
             && padding_zero
             && samples_ok
             && min <= max
+            && weights_ok
+            && alphabets.iter().all(|a| !a.is_empty())
             && prefix.len() as u64 == p;
         Some(SpecRange {
             s,
@@ -383,6 +432,8 @@ impl SpecBlock<'_> {
             codes,
             min,
             max,
+            weights,
+            alphabets,
             prefix,
             writer_invariants,
         })
@@ -475,6 +526,10 @@ pub struct SpecRange {
     pub codes: Vec<u64>,
     pub min: u64,
     pub max: u64,
+    /// `W_j`, as stored.
+    pub weights: Vec<u128>,
+    /// `A_j`: the byte values of each position, in increasing order.
+    pub alphabets: Vec<Vec<u8>>,
     pub prefix: Vec<u8>,
     /// Whether the payload is exactly what section 4.5 tells a writer to produce.
     pub writer_invariants: bool,
@@ -482,10 +537,20 @@ pub struct SpecRange {
 
 /// Section 4.5: where a byte string falls against the keys' common prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Place {
+enum Place<'a> {
     Below,
-    At(u64),
+    /// Starts with `P`; the bytes after it.
+    After(&'a [u8]),
     Above,
+}
+
+/// Section 4.5: a string's digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Digits {
+    /// Every byte in its alphabet: `Σ rank_j · W_j`.
+    Exact(u128),
+    /// At the first position `j` whose byte is not in `A_j`: `Σ_{i<j} rank_i · W_i + rank_j · W_j`.
+    Between(u128),
 }
 
 /// A range answer, as section 4.5 words it.
@@ -514,16 +579,11 @@ fn mix(z: u128) -> u128 {
 }
 
 impl SpecRange {
-    /// Section 4.5, "Projection".
-    fn place(&self, x: &[u8]) -> Place {
+    /// Section 4.5, "Projection": against the prefix.
+    fn place<'x>(&self, x: &'x [u8]) -> Place<'x> {
         let p = &self.prefix;
         if x.starts_with(p) {
-            let mut eight = [0u8; 8];
-            for (i, b) in x[p.len()..].iter().take(8).enumerate() {
-                eight[i] = *b;
-            }
-            // Big-endian: the first byte is the most significant.
-            return Place::At(eight.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)));
+            return Place::After(&x[p.len()..]);
         }
         if p.starts_with(x) {
             return Place::Below; // a proper prefix of P
@@ -534,6 +594,20 @@ impl SpecRange {
         } else {
             Place::Above
         }
+    }
+
+    /// Section 4.5, "Projection": the digits of the bytes after the prefix, zero-padded.
+    fn digits(&self, after: &[u8]) -> Digits {
+        let mut acc = 0u128;
+        for (j, alphabet) in self.alphabets.iter().enumerate() {
+            let byte = after.get(j).copied().unwrap_or(0);
+            let rank = alphabet.iter().filter(|&&a| a < byte).count() as u128;
+            acc += rank * self.weights[j];
+            if !alphabet.contains(&byte) {
+                return Digits::Between(acc);
+            }
+        }
+        Digits::Exact(acc)
     }
 
     /// Section 4.5, `q(i)`.
@@ -559,10 +633,15 @@ impl SpecRange {
         if self.codes.is_empty() {
             return false;
         }
-        match self.place(x) {
-            Place::Below | Place::Above => false,
-            Place::At(v) if v < self.min || v > self.max => false,
-            Place::At(v) => self.codes.contains(&self.code(v)),
+        let Place::After(after) = self.place(x) else {
+            return false;
+        };
+        match self.digits(after) {
+            Digits::Between(_) => false,
+            Digits::Exact(v) => {
+                let v = v as u64;
+                v >= self.min && v <= self.max && self.codes.contains(&self.code(v))
+            }
         }
     }
 
@@ -577,30 +656,44 @@ impl SpecRange {
         if empty || self.codes.is_empty() {
             return SpecRangeAnswer::Absent;
         }
-        let lo = match lower {
+        // lo: the least value of a key at or above the lower bound.
+        let lo: u128 = match lower {
             Unbounded => 0,
             Included(a) | Excluded(a) => match self.place(a) {
                 Place::Below => 0,
-                Place::At(v) => v,
                 Place::Above => return SpecRangeAnswer::Absent,
+                Place::After(after) => match self.digits(after) {
+                    Digits::Exact(v) | Digits::Between(v) => v,
+                },
             },
         };
-        let hi = match upper {
-            Unbounded => u64::MAX,
+        if lo >= 1 << 64 {
+            return SpecRangeAnswer::Absent;
+        }
+        // hi: the greatest value of a key at or below (below, if excluded) the upper bound.
+        let hi: i128 = match upper {
+            Unbounded => u64::MAX as i128,
             Included(b) | Excluded(b) => match self.place(b) {
                 Place::Below => return SpecRangeAnswer::Absent,
-                Place::At(v) => {
-                    let after = &b[self.prefix.len()..];
-                    let strict = after.len() <= 8 && after.last() != Some(&0);
-                    match (upper, strict) {
-                        (Excluded(_), true) if v == 0 => return SpecRangeAnswer::Absent,
-                        (Excluded(_), true) => v - 1,
-                        _ => v,
+                Place::Above => u64::MAX as i128,
+                Place::After(after) => match self.digits(after) {
+                    Digits::Exact(v) => {
+                        let strict =
+                            after.len() <= self.alphabets.len() && after.last() != Some(&0);
+                        if matches!(upper, Excluded(_)) && strict {
+                            v as i128 - 1
+                        } else {
+                            v as i128
+                        }
                     }
-                }
-                Place::Above => u64::MAX,
+                    Digits::Between(v) => v as i128 - 1,
+                },
             },
         };
+        if hi < 0 {
+            return SpecRangeAnswer::Absent;
+        }
+        let (lo, hi) = (lo as u64, hi.min(u64::MAX as i128) as u64);
         let (lo, hi) = (lo.max(self.min), hi.min(self.max));
         if lo > hi {
             return SpecRangeAnswer::Absent;

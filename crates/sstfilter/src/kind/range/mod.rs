@@ -9,8 +9,10 @@
 //! table never makes.
 //!
 //! * **Projection** (`projection.rs`): keys are byte strings; the filter works on integers. The block stores the
-//!   common prefix `P` of its keys and maps each key to the 8 bytes after `P`, big-endian, zero-padded: an
-//!   order-preserving map, so a key inside a byte-string range lands inside the projected range.
+//!   common prefix `P` of its keys and reads the (up to 16) bytes after it as digits of a mixed radix whose
+//!   digit `j` is the rank of the byte among the byte values keys have at that position: an order-preserving map
+//!   in which only values that occur take room (consecutive decimal ids stay consecutive integers), so a key
+//!   inside a byte-string range lands inside the projected range.
 //! * **Hash**: with a maximum range length `L = 2^range_log2` and a universe `r`, value `v` is stored as the code
 //!   `(q(v div L) + v mod L) mod r`, `q` a random function into `0..r`. Values in one aligned run of `L` keep
 //!   their distances, so a query range (at most `L` long) covers at most two runs and maps to at most two
@@ -23,11 +25,11 @@
 //! A writer that targets rate `ε` at length `L` sets `r = ⌈n · L / ε⌉`: `ε · ℓ / L` for ranges of length `ℓ ≤ L`,
 //! and `ε / L` for point questions, at `log2(L / ε) + 2` bits per key plus the samples (a quarter bit).
 //!
-//! **Keys it serves poorly**: keys that differ only past the 8 projected bytes (after the common prefix) project
-//! to one value, so the filter cannot tell them, or ranges between them, apart: such a question answers "may
-//! contain" whenever any of those keys exists. Keys whose differing bytes are sparse (decimal digits, text) turn a
-//! short range of strings into a long projected range, at a higher rate (`n · ℓ / r` with the projected `ℓ`).
-//! Ranges longer than [`MAX_RUNS_PER_QUERY`] runs are not checked: they answer "may contain".
+//! **Keys it serves poorly**: keys that differ only past the projected positions (16 bytes after the common prefix,
+//! fewer when many byte values occur: 8 for random binary keys) project to one value, so the filter cannot tell
+//! them, or ranges between them, apart: such a question answers "may contain" whenever any of those keys exists.
+//! A range whose ends differ in an early position is long in projected space, at a higher rate (`n · ℓ / r` with
+//! the projected `ℓ`); ranges longer than [`MAX_RUNS_PER_QUERY`] runs are not checked: they answer "may contain".
 //!
 //! The byte layout is FORMAT.md section 4.5.
 
@@ -42,7 +44,7 @@ use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
-use projection::{Projected, code, low_mask, project, run_base, wrap};
+use projection::{ALPHABET_LEN, MAX_POSITIONS, Projection, code, low_mask, run_base, wrap};
 
 /// The longest range a filter may be sized for, as a power of two: `2^56`, which leaves the universe room above
 /// it for the rate.
@@ -52,8 +54,11 @@ pub(crate) const MAX_RANGE_LOG2: u32 = 56;
 /// look-up, and the bound `n · ℓ / r` of so long a range is weak anyway).
 pub(crate) const MAX_RUNS_PER_QUERY: u64 = 16;
 
-/// Bytes after the codes before the common prefix: the smallest and the largest projected key.
+/// Bytes after the codes: the smallest and the largest projected key.
 const BOUNDS_LEN: usize = 16;
+
+/// Bytes per projected position: its weight (u64) and its alphabet.
+const POSITION_LEN: usize = 8 + ALPHABET_LEN;
 
 /// The parameters of a Range filter, as stored in the trailer: the range length it was sized for, the universe of
 /// its codes and the length of its common prefix.
@@ -61,6 +66,8 @@ const BOUNDS_LEN: usize = 16;
 pub struct RangeParams {
     range_log2: u8,
     prefix_len: u16,
+    /// Projected positions `m` (FORMAT.md 4.5).
+    positions: u8,
     universe: u64,
     /// The codes' layout; `None` for a filter of no keys.
     layout: Option<Layout>,
@@ -84,14 +91,15 @@ impl RangeParams {
         range_log2: u32,
         universe: u64,
         prefix_len: usize,
+        positions: usize,
         num_codes: u64,
     ) -> Option<Self> {
-        if range_log2 > MAX_RANGE_LOG2 {
+        if range_log2 > MAX_RANGE_LOG2 || positions > MAX_POSITIONS {
             return None;
         }
         let prefix_len = u16::try_from(prefix_len).ok()?;
         let layout = if num_codes == 0 {
-            if universe != 0 || prefix_len != 0 {
+            if universe != 0 || prefix_len != 0 || positions != 0 {
                 return None;
             }
             None
@@ -104,6 +112,7 @@ impl RangeParams {
         Some(RangeParams {
             range_log2: range_log2 as u8, // NOTE: at most 56
             prefix_len,
+            positions: positions as u8, // NOTE: at most 16
             universe,
             layout,
         })
@@ -133,6 +142,12 @@ impl RangeParams {
         self.prefix_len as usize
     }
 
+    /// Number of projected positions: the bytes after the common prefix that the projection reads.
+    #[must_use]
+    pub const fn positions(&self) -> usize {
+        self.positions as usize
+    }
+
     /// Low bits stored per code (Elias–Fano's `l`).
     #[must_use]
     pub const fn lower_bits(&self) -> u32 {
@@ -150,6 +165,7 @@ impl RangeParams {
             Some(layout) => {
                 8 * (layout.lower_words + layout.upper_words + layout.samples) as usize
                     + BOUNDS_LEN
+                    + self.positions as usize * POSITION_LEN
                     + self.prefix_len as usize
             }
             None => 0,
@@ -172,13 +188,14 @@ impl RangeParams {
         (num_keys as f64 * range_len as f64 / self.universe as f64).min(1.0)
     }
 
-    /// The trailer's parameter bytes: `range_log2`, `lower_bits`, the prefix length (u16), 4 reserved zero bytes,
-    /// the universe (u64).
+    /// The trailer's parameter bytes: `range_log2`, `lower_bits`, the prefix length (u16), the position count, 3
+    /// reserved zero bytes, the universe (u64).
     pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
         let mut out = [0u8; PARAMS_LEN];
         out[0] = self.range_log2;
         out[1] = self.lower_bits() as u8; // NOTE: at most 63
         out[2..4].copy_from_slice(&self.prefix_len.to_le_bytes());
+        out[4] = self.positions;
         out[8..].copy_from_slice(&self.universe.to_le_bytes());
         out
     }
@@ -200,11 +217,15 @@ impl RangeParams {
         let range_log2 = r.u8().unwrap_or_default();
         let lower_bits = r.u8().unwrap_or_default();
         let prefix_len = r.u16().unwrap_or_default();
-        let reserved = r.array::<4>().unwrap_or_default();
+        let positions = r.u8().unwrap_or_default();
+        let reserved = r.array::<3>().unwrap_or_default();
         let universe = r.u64().unwrap_or_default();
-        check_reserved(FilterKind::Range, &reserved, 4)?;
+        check_reserved(FilterKind::Range, &reserved, 5)?;
         if u32::from(range_log2) > MAX_RANGE_LOG2 {
             return Err(bad("range_log2", u64::from(range_log2)));
+        }
+        if usize::from(positions) > MAX_POSITIONS {
+            return Err(bad("positions", u64::from(positions)));
         }
         if num_keys == 0 {
             if universe != 0 {
@@ -212,6 +233,9 @@ impl RangeParams {
             }
             if prefix_len != 0 {
                 return Err(bad("prefix_len", u64::from(prefix_len)));
+            }
+            if positions != 0 {
+                return Err(bad("positions", u64::from(positions)));
             }
         } else {
             if universe < num_keys {
@@ -225,6 +249,7 @@ impl RangeParams {
             u32::from(range_log2),
             universe,
             usize::from(prefix_len),
+            usize::from(positions),
             num_keys,
         )
         .ok_or(bad("universe", universe))?;
@@ -234,9 +259,12 @@ impl RangeParams {
         // Compared in u64, where an impossible layout cannot wrap.
         let expected = match &params.layout {
             None => Some(0),
-            Some(layout) => layout
-                .bytes()
-                .and_then(|b| b.checked_add((BOUNDS_LEN + usize::from(prefix_len)) as u64)),
+            Some(layout) => layout.bytes().and_then(|b| {
+                b.checked_add(
+                    (BOUNDS_LEN + usize::from(positions) * POSITION_LEN + usize::from(prefix_len))
+                        as u64,
+                )
+            }),
         };
         if expected != Some(payload_len as u64) {
             return Err(Error::LengthMismatch {
@@ -249,14 +277,14 @@ impl RangeParams {
     }
 }
 
-/// A Range payload read in place: the codes, the projected bounds of the keys and their common prefix.
+/// A Range payload read in place: the codes, the projected bounds of the keys, and the projection.
 struct View<'a> {
     params: &'a RangeParams,
     layout: &'a Layout,
     codes: &'a [u8],
     min: u64,
     max: u64,
-    prefix: &'a [u8],
+    projection: Projection<'a>,
 }
 
 impl<'a> View<'a> {
@@ -269,15 +297,21 @@ impl<'a> View<'a> {
         let mut r = LeReader::new(payload.get(codes_len..)?);
         let min = r.u64()?;
         let max = r.u64()?;
-        let prefix_at = codes_len.checked_add(BOUNDS_LEN)?;
-        let prefix = payload.get(prefix_at..prefix_at.checked_add(params.prefix_len())?)?;
+        let m = params.positions();
+        let weights_at = codes_len.checked_add(BOUNDS_LEN)?;
+        let alphabets_at = weights_at.checked_add(8 * m)?;
+        let prefix_at = alphabets_at.checked_add(ALPHABET_LEN * m)?;
         Some(View {
             params,
             layout,
             codes: payload.get(..codes_len)?,
             min,
             max,
-            prefix,
+            projection: Projection {
+                weights: payload.get(weights_at..alphabets_at)?,
+                alphabets: payload.get(alphabets_at..prefix_at)?,
+                prefix: payload.get(prefix_at..prefix_at.checked_add(params.prefix_len())?)?,
+            },
         })
     }
 
@@ -318,10 +352,10 @@ impl<'a> View<'a> {
 pub(crate) fn may_contain_key(params: &RangeParams, payload: &[u8], key: &[u8]) -> bool {
     match View::new(params, payload) {
         None => params.layout.is_some(), // an empty filter holds nothing; an unreadable one may hold anything
-        Some(view) => match project(view.prefix, key) {
-            Projected::Below | Projected::Above => false,
-            Projected::At(v) if v < view.min || v > view.max => false,
-            Projected::At(v) => {
+        Some(view) => match view.projection.point(key) {
+            None => false,
+            Some(v) if v < view.min || v > view.max => false,
+            Some(v) => {
                 let c = code(v, params.range_log2(), params.universe);
                 Sequence::new(view.layout, view.codes).any_in(c, c)
             }
@@ -343,60 +377,42 @@ pub(crate) fn may_contain_range(
             Verdict::Absent
         };
     };
-    // An excluded lower bound projects like an included one: a key above `a` projects at or above `v(a)`, and not
-    // always above it (`a` extended with zero bytes, or past the projected bytes, shares `v(a)`).
+    let p = &view.projection;
     let lo = match lower {
-        Bound::Unbounded => 0,
-        Bound::Included(a) | Bound::Excluded(a) => match project(view.prefix, a) {
-            Projected::Below => 0,
-            Projected::At(v) => v,
-            Projected::Above => return Verdict::Absent,
-        },
+        Bound::Unbounded => Some(0),
+        Bound::Included(a) | Bound::Excluded(a) => p.lower(a),
     };
     let hi = match upper {
-        Bound::Unbounded => u64::MAX,
-        Bound::Included(b) => match project(view.prefix, b) {
-            Projected::Below => return Verdict::Absent,
-            Projected::At(v) => v,
-            Projected::Above => u64::MAX,
-        },
-        Bound::Excluded(b) => match project(view.prefix, b) {
-            Projected::Below => return Verdict::Absent,
-            // A key below `b` that shares `v(b)` is `b` cut before trailing zero bytes, or `b` itself extended:
-            // when all of `b` after the prefix is projected and does not end with a zero byte, every key below `b`
-            // projects below `v(b)`. (A scan's end is often the next table's first key: this keeps it out.)
-            Projected::At(v) if exact_and_unpadded(b, view.prefix.len()) => {
-                match v.checked_sub(1) {
-                    Some(below) => below,
-                    None => return Verdict::Absent,
-                }
-            }
-            Projected::At(v) => v,
-            Projected::Above => u64::MAX,
-        },
+        Bound::Unbounded => Some(u64::MAX),
+        Bound::Included(b) => p.upper(b, false),
+        Bound::Excluded(b) => p.upper(b, true),
     };
-    view.any_in(lo, hi)
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => view.any_in(lo, hi),
+        _ => Verdict::Absent, // the bound lies beyond every key
+    }
 }
 
-/// Whether `b`'s bytes after the first `prefix_len` are all projected (at most 8) and do not end with a zero byte.
-fn exact_and_unpadded(b: &[u8], prefix_len: usize) -> bool {
-    let suffix = b.get(prefix_len..).unwrap_or_default();
-    suffix.len() <= 8 && suffix.last() != Some(&0)
+/// The projection a builder chose: the alphabets and weights of its positions (`projection::choose`).
+pub(crate) struct Chosen<'a> {
+    pub(crate) prefix: &'a [u8],
+    pub(crate) alphabets: &'a [[u64; 4]],
+    pub(crate) weights: &'a [u64],
 }
 
-/// Builds the payload for keys with the common prefix `prefix` (at most `u16::MAX` bytes) whose projections are
-/// `values` (non-decreasing), sized for ranges of `2^range_log2` (at most [`MAX_RANGE_LOG2`]) in a universe of
-/// `universe` codes (at least `2^range_log2` and at least `values.len()`), appending it to `out`. Returns the
-/// parameters and the number of distinct codes stored (the block's key count).
+/// Builds the payload for keys projected by `chosen` (a prefix of at most `u16::MAX` bytes) to `values`
+/// (non-decreasing), sized for ranges of `2^range_log2` (at most [`MAX_RANGE_LOG2`]) in a universe of `universe`
+/// codes (at least `2^range_log2` and at least `values.len()`), appending it to `out`. Returns the parameters and
+/// the number of distinct codes stored (the block's key count).
 pub(crate) fn build(
-    prefix: &[u8],
+    chosen: &Chosen<'_>,
     values: &[u64],
     range_log2: u32,
     universe: u64,
     out: &mut Vec<u8>,
 ) -> (RangeParams, u64) {
     let (Some(first), Some(last)) = (values.first(), values.last()) else {
-        let empty = RangeParams::new(range_log2.min(MAX_RANGE_LOG2), 0, 0, 0);
+        let empty = RangeParams::new(range_log2.min(MAX_RANGE_LOG2), 0, 0, 0, 0);
         #[allow(clippy::expect_used)]
         // NOTE: an empty filter's parameters are valid for any clamped range_log2.
         return (empty.expect("valid empty parameters"), 0);
@@ -410,16 +426,30 @@ pub(crate) fn build(
     let n = codes.len() as u64;
     #[allow(clippy::expect_used)]
     // NOTE: cannot fail under the documented preconditions (1 ≤ n ≤ values.len() ≤ universe, 2^range_log2 ≤
-    // universe, a short prefix), which the one caller, the builder, establishes; writing an empty filter instead
-    // would lose every key.
-    let params = RangeParams::new(range_log2, universe, prefix.len(), n)
-        .expect("the builder sizes a valid universe");
+    // universe, a short prefix, at most MAX_POSITIONS positions), which the one caller, the builder, establishes;
+    // writing an empty filter instead would lose every key.
+    let params = RangeParams::new(
+        range_log2,
+        universe,
+        chosen.prefix.len(),
+        chosen.weights.len(),
+        n,
+    )
+    .expect("the builder sizes a valid universe");
     if let Some(layout) = &params.layout {
         elias_fano::encode(&codes, layout, out);
     }
     out.extend_from_slice(&first.to_le_bytes());
     out.extend_from_slice(&last.to_le_bytes());
-    out.extend_from_slice(prefix);
+    for w in chosen.weights {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for alphabet in chosen.alphabets {
+        for w in alphabet {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(chosen.prefix);
     (params, n)
 }
 

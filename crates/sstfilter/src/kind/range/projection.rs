@@ -1,50 +1,228 @@
-//! Byte strings to integers: the order-preserving projection of keys and bounds, and Grafite's locality-preserving
-//! hash of the projected values.
+//! Byte strings to integers: the order-preserving projection of keys and bounds (FORMAT.md 4.5, "Projection"),
+//! and Grafite's locality-preserving hash of the projected values.
 //!
-//! Every key of a block starts with the block's common prefix `P`. A byte string `x` that starts with `P` projects
-//! to the 8 bytes after `P`, read big-endian and zero-padded: `v(x) = BE64(x[|P|..|P|+8] ‖ 0…)`. For two keys
-//! `a ≤ b`, `v(a) ≤ v(b)` (big-endian order of the padded bytes is their lexicographic order, and cutting or padding
-//! never reorders), so a key inside a byte-string range projects inside the projected range. A string that does not
-//! start with `P` lies entirely below or above every key.
+//! Every key of a block starts with the block's common prefix `P`. The `m` bytes after it (zero-padded) are read
+//! as digits in a **mixed radix**: position `j` has the alphabet `A_j` of the byte values keys have there, and a
+//! byte becomes its rank in `A_j`. Keys map to `Σ rank_j · W_j` with `W_j` the product of the later positions'
+//! alphabet sizes: lexicographic order becomes numeric order, and only byte values that occur take up room, so
+//! decimal ids stay consecutive integers (a scan of 100 consecutive ids is a projected range of about 100,
+//! where reading the bytes as one big-endian number would spread it over `2^16`). The writer takes as many
+//! positions as fit in 64 bits (up to [`MAX_POSITIONS`]).
+//!
+//! A bound that does not start with `P` lies below or above every key. One that does is mapped digit by digit;
+//! at the first byte outside its position's alphabet the keys that share the digits before are all above it or
+//! all below it in that byte, which gives the projected value the bound stands for (below as a lower bound,
+//! just under as an upper bound).
 
 use core::cmp::Ordering;
 
 use crate::math::{fastrange64, splitmix64};
 
-/// Where a byte string falls relative to the keys of a block whose common prefix is `P`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Projected {
-    /// Below every key: a proper prefix of `P`, or smaller than `P` at the first byte where they differ.
+/// The most projected positions a block has: the builder keeps this many bytes per key.
+pub(crate) const MAX_POSITIONS: usize = 16;
+
+/// Bytes of one position's alphabet: a 256-bit set, four little-endian u64 words (bit `b` = byte value `b`).
+pub(crate) const ALPHABET_LEN: usize = 32;
+
+/// A projection read in place: the common prefix, and per position its alphabet and weight.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Projection<'a> {
+    pub(crate) prefix: &'a [u8],
+    /// `m` alphabets of [`ALPHABET_LEN`] bytes.
+    pub(crate) alphabets: &'a [u8],
+    /// `m` little-endian u64 weights.
+    pub(crate) weights: &'a [u8],
+}
+
+/// Where a string falls against the keys' common prefix.
+enum Against<'a> {
     Below,
-    /// Starts with `P`; the projected value.
-    At(u64),
-    /// Above every key: greater than `P` at the first byte where they differ.
+    /// Starts with the prefix; what follows it.
+    After(&'a [u8]),
     Above,
 }
 
-/// The projection of `x` for the common prefix `prefix` (module docs).
-#[inline]
-pub(crate) fn project(prefix: &[u8], x: &[u8]) -> Projected {
-    let shared = x.len().min(prefix.len());
-    match x.get(..shared).cmp(&prefix.get(..shared)) {
-        Ordering::Less => Projected::Below,
-        Ordering::Greater => Projected::Above,
-        Ordering::Equal if x.len() < prefix.len() => Projected::Below,
-        Ordering::Equal => Projected::At(suffix_value(x.get(prefix.len()..).unwrap_or_default())),
+/// A bound mapped digit by digit.
+enum Digits {
+    /// Every position's byte is in its alphabet: the value, exactly.
+    Exact(u128),
+    /// At some position the byte is not: the value of the digits before it plus `rank · W_j`, the start of the
+    /// keys above the bound.
+    Between(u128),
+}
+
+impl<'a> Projection<'a> {
+    /// Number of positions `m`.
+    fn positions(&self) -> usize {
+        self.alphabets.len() / ALPHABET_LEN
+    }
+
+    fn against<'x>(&self, x: &'x [u8]) -> Against<'x> {
+        let shared = x.len().min(self.prefix.len());
+        match x.get(..shared).cmp(&self.prefix.get(..shared)) {
+            Ordering::Less => Against::Below,
+            Ordering::Greater => Against::Above,
+            Ordering::Equal if x.len() < self.prefix.len() => Against::Below,
+            Ordering::Equal => Against::After(x.get(self.prefix.len()..).unwrap_or_default()),
+        }
+    }
+
+    /// `(b ∈ A_j, |{a ∈ A_j : a < b}|)`; a missing alphabet reads as empty.
+    #[inline]
+    fn rank(&self, j: usize, b: u8) -> (bool, u64) {
+        let word = |w: usize| -> u64 {
+            self.alphabets
+                .get(j * ALPHABET_LEN + 8 * w..j * ALPHABET_LEN + 8 * w + 8)
+                .and_then(|s| s.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let (w, bit) = (usize::from(b / 64), u32::from(b % 64));
+        let below: u32 = (0..w).map(|i| word(i).count_ones()).sum::<u32>()
+            + (word(w) & ((1u64 << bit) - 1)).count_ones();
+        (word(w) >> bit & 1 == 1, u64::from(below))
+    }
+
+    #[inline]
+    fn weight(&self, j: usize) -> u128 {
+        self.weights
+            .get(8 * j..8 * j + 8)
+            .and_then(|s| s.try_into().ok())
+            .map_or(0, |w| u128::from(u64::from_le_bytes(w)))
+    }
+
+    /// The digits of `suffix` (the bytes after the prefix, zero-padded).
+    fn digits(&self, suffix: &[u8]) -> Digits {
+        let mut acc = 0u128;
+        for j in 0..self.positions() {
+            let byte = suffix.get(j).copied().unwrap_or(0);
+            let (member, rank) = self.rank(j, byte);
+            acc = acc.saturating_add(u128::from(rank).saturating_mul(self.weight(j)));
+            if !member {
+                return Digits::Between(acc);
+            }
+        }
+        Digits::Exact(acc)
+    }
+
+    /// The projected value of a key, or `None` if `key` cannot be one (outside the prefix, or a byte outside its
+    /// position's alphabet).
+    #[inline]
+    pub(crate) fn point(&self, key: &[u8]) -> Option<u64> {
+        match self.against(key) {
+            Against::After(suffix) => match self.digits(suffix) {
+                Digits::Exact(v) => Some(clamp(v)),
+                Digits::Between(_) => None,
+            },
+            Against::Below | Against::Above => None,
+        }
+    }
+
+    /// The least value of a key `≥ a` (excluded bounds project like included ones: `a` followed by zero bytes
+    /// projects where `a` does); `None` if every key is below `a`.
+    pub(crate) fn lower(&self, a: &[u8]) -> Option<u64> {
+        match self.against(a) {
+            Against::Below => Some(0),
+            Against::Above => None,
+            Against::After(suffix) => match self.digits(suffix) {
+                Digits::Exact(v) | Digits::Between(v) => u64::try_from(v).ok(),
+            },
+        }
+    }
+
+    /// The greatest value of a key `≤ b` (`< b` if `excluded`); `None` if every key is above it.
+    pub(crate) fn upper(&self, b: &[u8], excluded: bool) -> Option<u64> {
+        match self.against(b) {
+            Against::Below => None,
+            Against::Above => Some(u64::MAX),
+            Against::After(suffix) => match self.digits(suffix) {
+                // A key below `b` with `b`'s value is `b` cut before trailing zero bytes, or agrees with `b` past
+                // the projected positions: when all of `b` is projected and it does not end with a zero byte,
+                // every key below it projects below its value.
+                Digits::Exact(v) if excluded && strict(suffix, self.positions()) => {
+                    v.checked_sub(1).map(clamp)
+                }
+                Digits::Exact(v) => Some(clamp(v)),
+                // Keys sharing the digits before the unknown byte and below it in that byte end just under `v`.
+                Digits::Between(v) => v.checked_sub(1).map(clamp),
+            },
+        }
     }
 }
 
-/// The first 8 bytes of `suffix`, big-endian, zero-padded on the right.
-#[inline]
-// The one big-endian read of the crate, on purpose: it makes numeric order lexicographic order. It reads a key,
-// not stored bytes (the block stores values little-endian).
-#[allow(clippy::big_endian_bytes)]
-pub(crate) fn suffix_value(suffix: &[u8]) -> u64 {
-    let mut bytes = [0u8; 8];
-    for (b, s) in bytes.iter_mut().zip(suffix) {
-        *b = *s;
+/// Whether every byte of `suffix` is projected and it does not end with a zero byte.
+fn strict(suffix: &[u8], positions: usize) -> bool {
+    suffix.len() <= positions && suffix.last() != Some(&0)
+}
+
+/// A value in 64 bits (the writer's weights keep every key's below 2^64; corrupt ones saturate).
+fn clamp(v: u128) -> u64 {
+    u64::try_from(v).unwrap_or(u64::MAX)
+}
+
+/// The projected value of a key's window (its bytes after the prefix, zero-padded) for the writer's `alphabets`
+/// and `weights` (every byte of a key's window is in its alphabet).
+pub(crate) fn value(window: &[u8; MAX_POSITIONS], alphabets: &[[u64; 4]], weights: &[u64]) -> u64 {
+    let mut v = 0u64;
+    for ((&b, alphabet), &weight) in window.iter().zip(alphabets).zip(weights) {
+        let (w, bit) = (usize::from(b / 64), u32::from(b % 64));
+        let below: u32 = alphabet.iter().take(w).map(|x| x.count_ones()).sum::<u32>()
+            + alphabet
+                .get(w)
+                .map_or(0, |x| (x & ((1u64 << bit) - 1)).count_ones());
+        v += u64::from(below) * weight; // NOTE: the sum stays below the product of the radixes, at most 2^64
     }
-    u64::from_be_bytes(bytes)
+    v
+}
+
+/// The projection a writer chooses for keys whose bytes after the prefix are `windows` (each
+/// [`MAX_POSITIONS`] bytes, zero-padded): per position the alphabet of the bytes there, as many positions as keep
+/// the product of the alphabet sizes within 2^64, and the weights. Returns the alphabets (32 bytes each) and the
+/// weights.
+pub(crate) fn choose(windows: &[[u8; MAX_POSITIONS]]) -> (Vec<[u64; 4]>, Vec<u64>) {
+    let mut alphabets = vec![[0u64; 4]; MAX_POSITIONS];
+    for window in windows {
+        for (alphabet, &b) in alphabets.iter_mut().zip(window) {
+            if let Some(w) = alphabet.get_mut(usize::from(b / 64)) {
+                *w |= 1 << (b % 64);
+            }
+        }
+    }
+    let radix = |a: &[u64; 4]| u128::from(a.iter().map(|w| w.count_ones()).sum::<u32>().max(1));
+    let mut product = 1u128;
+    let mut positions = 0;
+    for alphabet in &alphabets {
+        // Every key's value is below the product, so it fits in a u64 up to 2^64.
+        if product * radix(alphabet) > 1u128 << 64 {
+            break;
+        }
+        product *= radix(alphabet);
+        positions += 1;
+    }
+    alphabets.truncate(positions);
+    // Positions past every key's end (only the padding byte 0) tell bounds that go on from keys that end: one is
+    // kept, the others add nothing.
+    let padding_only = |a: &[u64; 4]| *a == [1, 0, 0, 0];
+    while alphabets.len() >= 2 && alphabets.iter().rev().take(2).all(padding_only) {
+        alphabets.pop();
+    }
+    loop {
+        let mut weights = vec![0u64; alphabets.len()];
+        let mut w = 1u128;
+        let mut fits = true;
+        for (j, alphabet) in alphabets.iter().enumerate().rev() {
+            match (u64::try_from(w), weights.get_mut(j)) {
+                (Ok(value), Some(weight)) => *weight = value,
+                _ => fits = false,
+            }
+            w *= radix(alphabet);
+        }
+        // A weight of 2^64 needs leading positions every key agrees on (a common prefix cut at its cap): give up
+        // the last position until the weights fit.
+        if fits {
+            return (alphabets, weights);
+        }
+        alphabets.pop();
+    }
 }
 
 /// Grafite's hash (Costa, Ferragina & Vinciguerra, SIGMOD 2024) of a projected value `v` into `0..universe`:
@@ -73,61 +251,4 @@ pub(crate) fn wrap(base: u64, offset: u64, universe: u64) -> u64 {
 #[inline]
 pub(crate) const fn low_mask(bits: u32) -> u64 {
     (1u64 << bits) - 1
-}
-
-#[cfg(test)]
-#[allow(clippy::big_endian_bytes)] // keys are written big-endian to sort as integers
-mod tests {
-    use super::*;
-
-    #[test]
-    fn projection_is_monotone_and_places_strings_outside_the_prefix() {
-        let p = b"user:";
-        assert_eq!(project(p, b"user"), Projected::Below);
-        assert_eq!(project(p, b"usea"), Projected::Below);
-        assert_eq!(project(p, b""), Projected::Below);
-        assert_eq!(project(p, b"usez"), Projected::Above);
-        assert_eq!(project(p, b"user:"), Projected::At(0));
-        assert_eq!(
-            project(p, b"user:\x01"),
-            Projected::At(0x0100_0000_0000_0000)
-        );
-        assert_eq!(
-            project(p, b"user:abcdefghXYZ"),
-            Projected::At(u64::from_be_bytes(*b"abcdefgh"))
-        );
-        let mut strings: Vec<Vec<u8>> = Vec::new();
-        for a in [b'a', b'b', b'z'] {
-            for len in 0..10 {
-                let mut s = b"user:".to_vec();
-                s.extend(std::iter::repeat_n(a, len));
-                strings.push(s.clone());
-                s.push(0);
-                strings.push(s);
-            }
-        }
-        strings.sort();
-        for w in strings.windows(2) {
-            let (Projected::At(x), Projected::At(y)) = (project(p, &w[0]), project(p, &w[1]))
-            else {
-                panic!("every string starts with the prefix");
-            };
-            assert!(x <= y, "{:?} {:?}", w[0], w[1]);
-        }
-    }
-
-    #[test]
-    fn codes_keep_distances_inside_a_run_and_stay_below_the_universe() {
-        for universe in [1u64, 2, 1000, 1 << 40, u64::MAX] {
-            for range_log2 in [0u32, 4, 16] {
-                for v in [0u64, 17, 1 << 20, u64::MAX - 5] {
-                    let c = code(v, range_log2, universe);
-                    assert!(c < universe);
-                    let run_start = v & !low_mask(range_log2);
-                    let base = code(run_start, range_log2, universe);
-                    assert_eq!(c, wrap(base, v - run_start, universe));
-                }
-            }
-        }
-    }
 }
