@@ -526,11 +526,17 @@ fn range_flips_with_a_recomputed_checksum_read_as_the_spec_says() {
         }
         let payload_bits = (block.len() - sstfilter::TRAILER_LEN) * 8;
         assert!(accepted >= payload_bits, "{name}: {accepted} accepted");
-        // Flips of the alphabets change the radixes the stored weights were computed from: not a writer's block.
+        // Flips of the projection's tables (alphabets, ranks, weights: 296 bytes per position) make a block no
+        // writer produces; the rest (codes, bounds, prefix) mostly stays comparable.
+        let KindParams::Range(params) = *FilterBlock::open(&block[..]).unwrap().params() else {
+            panic!("{name}: a Range block");
+        };
+        let other_bits = payload_bits - 296 * 8 * params.positions();
+        // Consecutive keys have adjacent codes, which most flips of their low bits reorder: fewer stay comparable.
         let expected = if name.contains("spread") {
-            payload_bits / 4
+            other_bits / 4
         } else {
-            payload_bits / 12
+            (other_bits / 12).min(100)
         };
         assert!(
             compared >= expected,

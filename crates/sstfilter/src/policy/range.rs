@@ -88,8 +88,8 @@ impl RangePolicy {
     }
 
     /// Payload bytes of a filter of `num_values` distinct projected keys whose codes are distinct, without the
-    /// common prefix (which adds its length) and the projection's tables (40 bytes per projected position, at most
-    /// 640).
+    /// common prefix (which adds its length) and the projection's tables (296 bytes per projected position, at most
+    /// 16).
     #[must_use]
     pub fn payload_len(&self, num_values: u64) -> usize {
         Layout::new(num_values, self.universe(num_values))

@@ -138,18 +138,14 @@ impl RangeFilterBuilder {
         let (alphabets, weights) = projection::choose(&self.windows);
         // Sorted keys project to non-decreasing values: equal neighbours are keys that differ past the projected
         // bytes, one value for the filter.
-        let mut values: Vec<u64> = self
-            .windows
-            .iter()
-            .map(|w| projection::value(w, &alphabets, &weights))
-            .collect();
+        let mut values = projection::values(&self.windows, &alphabets, &weights);
         values.dedup();
         drop(self.windows);
         let universe = universe(values.len() as u64);
         let start = out.len();
         out.reserve(
             self.policy.payload_len(values.len() as u64)
-                + 40 * weights.len()
+                + 296 * weights.len()
                 + prefix_len
                 + TRAILER_LEN,
         );

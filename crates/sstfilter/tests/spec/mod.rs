@@ -292,7 +292,7 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     let (n, r, lw) = (u128::from(n), u128::from(r), u128::from(l));
     let buckets = (r - 1) / (1 << lw) + 1;
     let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64) + buckets.div_ceil(256);
-    if 8 * words + 16 + 40 * u128::from(m) + u128::from(prefix) != u128::from(payload_len) {
+    if 8 * words + 16 + 296 * u128::from(m) + u128::from(prefix) != u128::from(payload_len) {
         return Err(Refusal::LengthMismatch);
     }
     Ok(Kind::Range {
@@ -348,6 +348,7 @@ impl SpecBlock<'_> {
                 max: 0,
                 weights: Vec::new(),
                 alphabets: Vec::new(),
+                ranks: Vec::new(),
                 prefix: Vec::new(),
                 writer_invariants: true,
             });
@@ -376,7 +377,18 @@ impl SpecBlock<'_> {
                 (0..=255u8).filter(|&b| bit(bytes, u128::from(b))).collect()
             })
             .collect();
-        let prefix = self.payload[alphabets_at + 32 * m..].to_vec();
+        let ranks_at = alphabets_at + 32 * m;
+        let ranks: Vec<Vec<u8>> = (0..m)
+            .map(|j| self.payload[ranks_at + 256 * j..ranks_at + 256 * j + 256].to_vec())
+            .collect();
+        let prefix = self.payload[ranks_at + 256 * m..].to_vec();
+        // The rank tables a writer stores: entry b counts the alphabet's values below b.
+        let ranks_ok = (0..m).all(|j| {
+            (0..256).all(|b| {
+                usize::from(ranks[j][b])
+                    == alphabets[j].iter().filter(|&&a| usize::from(a) < b).count()
+            })
+        });
         // The weights a writer stores: W_j is the product of the sizes of the alphabets after j.
         let weights_ok = (0..m).all(|j| {
             let product: u128 = alphabets[j + 1..]
@@ -424,6 +436,7 @@ impl SpecBlock<'_> {
             && samples_ok
             && min <= max
             && weights_ok
+            && ranks_ok
             && alphabets.iter().all(|a| !a.is_empty())
             && prefix.len() as u64 == p;
         Some(SpecRange {
@@ -434,6 +447,7 @@ impl SpecBlock<'_> {
             max,
             weights,
             alphabets,
+            ranks,
             prefix,
             writer_invariants,
         })
@@ -530,6 +544,8 @@ pub struct SpecRange {
     pub weights: Vec<u128>,
     /// `A_j`: the byte values of each position, in increasing order.
     pub alphabets: Vec<Vec<u8>>,
+    /// `R_j`: the stored rank tables, 256 entries each.
+    pub ranks: Vec<Vec<u8>>,
     pub prefix: Vec<u8>,
     /// Whether the payload is exactly what section 4.5 tells a writer to produce.
     pub writer_invariants: bool,
@@ -601,7 +617,7 @@ impl SpecRange {
         let mut acc = 0u128;
         for (j, alphabet) in self.alphabets.iter().enumerate() {
             let byte = after.get(j).copied().unwrap_or(0);
-            let rank = alphabet.iter().filter(|&&a| a < byte).count() as u128;
+            let rank = u128::from(self.ranks[j][usize::from(byte)]); // the stored rank
             acc += rank * self.weights[j];
             if !alphabet.contains(&byte) {
                 return Digits::Between(acc);

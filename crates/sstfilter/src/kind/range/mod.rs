@@ -44,7 +44,9 @@ use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
-use projection::{ALPHABET_LEN, MAX_POSITIONS, Projection, code, low_mask, run_base, wrap};
+use projection::{
+    ALPHABET_LEN, MAX_POSITIONS, Projection, RANKS_LEN, code, low_mask, run_base, wrap,
+};
 
 /// The longest range a filter may be sized for, as a power of two: `2^56`, which leaves the universe room above
 /// it for the rate.
@@ -57,8 +59,8 @@ pub(crate) const MAX_RUNS_PER_QUERY: u64 = 16;
 /// Bytes after the codes: the smallest and the largest projected key.
 const BOUNDS_LEN: usize = 16;
 
-/// Bytes per projected position: its weight (u64) and its alphabet.
-const POSITION_LEN: usize = 8 + ALPHABET_LEN;
+/// Bytes per projected position: its weight (u64), its alphabet and its rank table.
+const POSITION_LEN: usize = 8 + ALPHABET_LEN + RANKS_LEN;
 
 /// The parameters of a Range filter, as stored in the trailer: the range length it was sized for, the universe of
 /// its codes and the length of its common prefix.
@@ -300,7 +302,8 @@ impl<'a> View<'a> {
         let m = params.positions();
         let weights_at = codes_len.checked_add(BOUNDS_LEN)?;
         let alphabets_at = weights_at.checked_add(8 * m)?;
-        let prefix_at = alphabets_at.checked_add(ALPHABET_LEN * m)?;
+        let ranks_at = alphabets_at.checked_add(ALPHABET_LEN * m)?;
+        let prefix_at = ranks_at.checked_add(RANKS_LEN * m)?;
         Some(View {
             params,
             layout,
@@ -309,7 +312,8 @@ impl<'a> View<'a> {
             max,
             projection: Projection {
                 weights: payload.get(weights_at..alphabets_at)?,
-                alphabets: payload.get(alphabets_at..prefix_at)?,
+                alphabets: payload.get(alphabets_at..ranks_at)?,
+                ranks: payload.get(ranks_at..prefix_at)?,
                 prefix: payload.get(prefix_at..prefix_at.checked_add(params.prefix_len())?)?,
             },
         })
@@ -448,6 +452,9 @@ pub(crate) fn build(
         for w in alphabet {
             out.extend_from_slice(&w.to_le_bytes());
         }
+    }
+    for alphabet in chosen.alphabets {
+        out.extend_from_slice(&projection::ranks(alphabet));
     }
     out.extend_from_slice(chosen.prefix);
     (params, n)

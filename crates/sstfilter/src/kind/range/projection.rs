@@ -24,12 +24,19 @@ pub(crate) const MAX_POSITIONS: usize = 16;
 /// Bytes of one position's alphabet: a 256-bit set, four little-endian u64 words (bit `b` = byte value `b`).
 pub(crate) const ALPHABET_LEN: usize = 32;
 
+/// Bytes of one position's rank table: for each byte value, how many values of the alphabet are below it (at most
+/// 255). Stored rather than counted because counting bits is a long instruction sequence on x86-64 builds without
+/// the `popcnt` feature (Rust's default target): a query would count up to 64 words.
+pub(crate) const RANKS_LEN: usize = 256;
+
 /// A projection read in place: the common prefix, and per position its alphabet and weight.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Projection<'a> {
     pub(crate) prefix: &'a [u8],
     /// `m` alphabets of [`ALPHABET_LEN`] bytes.
     pub(crate) alphabets: &'a [u8],
+    /// `m` rank tables of [`RANKS_LEN`] bytes.
+    pub(crate) ranks: &'a [u8],
     /// `m` little-endian u64 weights.
     pub(crate) weights: &'a [u8],
 }
@@ -67,36 +74,24 @@ impl<'a> Projection<'a> {
         }
     }
 
-    /// `(b ∈ A_j, |{a ∈ A_j : a < b}|)`; a missing alphabet reads as empty.
+    /// The digits of `suffix` (the bytes after the prefix, zero-padded): per position, a bit of the alphabet says
+    /// whether the byte is in it, and the rank table its rank.
     #[inline]
-    fn rank(&self, j: usize, b: u8) -> (bool, u64) {
-        let word = |w: usize| -> u64 {
-            self.alphabets
-                .get(j * ALPHABET_LEN + 8 * w..j * ALPHABET_LEN + 8 * w + 8)
-                .and_then(|s| s.try_into().ok())
-                .map_or(0, u64::from_le_bytes)
-        };
-        let (w, bit) = (usize::from(b / 64), u32::from(b % 64));
-        let below: u32 = (0..w).map(|i| word(i).count_ones()).sum::<u32>()
-            + (word(w) & ((1u64 << bit) - 1)).count_ones();
-        (word(w) >> bit & 1 == 1, u64::from(below))
-    }
-
-    #[inline]
-    fn weight(&self, j: usize) -> u128 {
-        self.weights
-            .get(8 * j..8 * j + 8)
-            .and_then(|s| s.try_into().ok())
-            .map_or(0, |w| u128::from(u64::from_le_bytes(w)))
-    }
-
-    /// The digits of `suffix` (the bytes after the prefix, zero-padded).
     fn digits(&self, suffix: &[u8]) -> Digits {
         let mut acc = 0u128;
-        for j in 0..self.positions() {
+        let positions = self
+            .alphabets
+            .chunks_exact(ALPHABET_LEN)
+            .zip(self.ranks.chunks_exact(RANKS_LEN))
+            .zip(self.weights.chunks_exact(8));
+        for (j, ((alphabet, ranks), weight)) in positions.enumerate() {
             let byte = suffix.get(j).copied().unwrap_or(0);
-            let (member, rank) = self.rank(j, byte);
-            acc = acc.saturating_add(u128::from(rank).saturating_mul(self.weight(j)));
+            let member = alphabet
+                .get(usize::from(byte / 8))
+                .is_some_and(|bits| bits >> (byte % 8) & 1 == 1);
+            let rank = ranks.get(usize::from(byte)).copied().unwrap_or(0);
+            let weight = u64::from_le_bytes(weight.try_into().unwrap_or_default());
+            acc = acc.saturating_add(u128::from(rank) * u128::from(weight));
             if !member {
                 return Digits::Between(acc);
             }
@@ -159,19 +154,48 @@ fn clamp(v: u128) -> u64 {
     u64::try_from(v).unwrap_or(u64::MAX)
 }
 
-/// The projected value of a key's window (its bytes after the prefix, zero-padded) for the writer's `alphabets`
-/// and `weights` (every byte of a key's window is in its alphabet).
-pub(crate) fn value(window: &[u8; MAX_POSITIONS], alphabets: &[[u64; 4]], weights: &[u64]) -> u64 {
-    let mut v = 0u64;
-    for ((&b, alphabet), &weight) in window.iter().zip(alphabets).zip(weights) {
-        let (w, bit) = (usize::from(b / 64), u32::from(b % 64));
-        let below: u32 = alphabet.iter().take(w).map(|x| x.count_ones()).sum::<u32>()
-            + alphabet
-                .get(w)
-                .map_or(0, |x| (x & ((1u64 << bit) - 1)).count_ones());
-        v += u64::from(below) * weight; // NOTE: the sum stays below the product of the radixes, at most 2^64
+/// The rank table of an alphabet: entry `b` counts the alphabet's values below `b`.
+pub(crate) fn ranks(alphabet: &[u64; 4]) -> [u8; RANKS_LEN] {
+    let mut table = [0u8; RANKS_LEN];
+    let mut rank = 0u8;
+    for (b, slot) in table.iter_mut().enumerate() {
+        *slot = rank;
+        let member = alphabet.get(b / 64).map_or(0, |w| w >> (b % 64) & 1);
+        rank = rank.saturating_add(member as u8); // NOTE: reaches 256 only after the last entry
     }
-    v
+    table
+}
+
+/// The projected values of keys' windows (their bytes after the prefix, zero-padded) for the writer's
+/// `alphabets` and `weights` (every byte of a key's window is in its alphabet), through a rank table per position.
+pub(crate) fn values(
+    windows: &[[u8; MAX_POSITIONS]],
+    alphabets: &[[u64; 4]],
+    weights: &[u64],
+) -> Vec<u64> {
+    let tables: Vec<[u64; 256]> = alphabets
+        .iter()
+        .zip(weights)
+        .map(|(alphabet, &weight)| {
+            let mut table = [0u64; 256];
+            let mut rank = 0u64;
+            for (b, slot) in table.iter_mut().enumerate() {
+                *slot = rank.saturating_mul(weight); // NOTE: only bytes outside the alphabet can reach 2^64
+                rank += alphabet.get(b / 64).map_or(0, |w| w >> (b % 64) & 1);
+            }
+            table
+        })
+        .collect();
+    windows
+        .iter()
+        .map(|window| {
+            window
+                .iter()
+                .zip(&tables)
+                .map(|(&b, table)| table.get(usize::from(b)).copied().unwrap_or(0))
+                .sum::<u64>() // NOTE: below the product of the radixes, at most 2^64
+        })
+        .collect()
 }
 
 /// The projection a writer chooses for keys whose bytes after the prefix are `windows` (each
@@ -241,10 +265,15 @@ pub(crate) fn run_base(run: u64, universe: u64) -> u64 {
     fastrange64(splitmix64(run, 1), universe)
 }
 
-/// `(base + offset) mod universe`, in 128 bits (the sum may pass 2^64).
+/// `(base + offset) mod universe` for `base < universe` and `offset < universe` (a run's offsets are below
+/// `2^range_log2 ≤ universe`, which `decode` checks): the sum is below `2 · universe`, so one subtraction does it,
+/// where a 128-bit remainder is a slow library call. The sum may pass 2^64; then it is above `universe` too.
 #[inline]
 pub(crate) fn wrap(base: u64, offset: u64, universe: u64) -> u64 {
-    ((u128::from(base) + u128::from(offset)) % u128::from(universe.max(1))) as u64
+    match base.overflowing_add(offset) {
+        (sum, false) if sum < universe => sum,
+        (sum, _) => sum.wrapping_sub(universe),
+    }
 }
 
 /// `2^bits - 1`, for `bits` in `0..=63`.

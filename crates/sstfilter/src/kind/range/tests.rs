@@ -180,8 +180,13 @@ fn bits_per_key_follow_the_policy() {
             "{} vs {ideal}",
             f.bits_per_key()
         );
-        // Codes may collide (at L = 1 they are plain hashes), so the stored count can be below the key count.
-        let planned = policy.bits_per_key(keys.len() as u64);
+        // Codes may collide (at L = 1 they are plain hashes), so the stored count can be below the key count. The
+        // policy's figure leaves out the prefix and the projection's tables (296 bytes per position).
+        let KindParams::Range(p) = *f.params() else {
+            panic!("a Range block");
+        };
+        let tables = (296 * p.positions() + p.prefix_len()) as f64 * 8.0 / f.num_keys() as f64;
+        let planned = policy.bits_per_key(keys.len() as u64) + tables;
         assert!(
             (f.bits_per_key() - planned).abs() < 0.05,
             "{} vs {planned}",
@@ -421,4 +426,30 @@ fn a_range_block_with_a_prefix_section_is_refused() {
             ..
         })
     ));
+}
+
+/// `code` is FORMAT.md's `(q(v >> s) + v mod 2^s) mod r` (computed here with a 128-bit remainder), and keeps the
+/// distances of the values inside a run, at universes from `2^s` to `2^64 − 1`.
+#[test]
+fn codes_follow_the_formula_and_keep_distances_inside_a_run() {
+    for range_log2 in [0u32, 4, 16, 56] {
+        for universe in [1u64 << range_log2, (1 << range_log2) + 1, 1 << 40, u64::MAX] {
+            if universe < 1 << range_log2 {
+                continue;
+            }
+            for v in [0u64, 17, 1 << 20, u64::MAX - 5, u64::MAX] {
+                let base = projection::run_base(v >> range_log2, universe);
+                let offset = v & projection::low_mask(range_log2);
+                let expected =
+                    ((u128::from(base) + u128::from(offset)) % u128::from(universe)) as u64;
+                let c = code(v, range_log2, universe);
+                assert_eq!(c, expected, "v={v} s={range_log2} r={universe}");
+                let run_start = v & !projection::low_mask(range_log2);
+                assert_eq!(
+                    c,
+                    projection::wrap(code(run_start, range_log2, universe), offset, universe)
+                );
+            }
+        }
+    }
 }
