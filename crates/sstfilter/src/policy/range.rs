@@ -88,7 +88,7 @@ impl RangePolicy {
     }
 
     /// Payload bytes of a filter of `num_values` distinct projected keys whose codes are distinct, without the
-    /// common prefix (which adds its length) and the projection's tables (296 bytes per projected position, at most
+    /// common prefix (which adds its length) and the projection's tables (44 bytes per projected position, at most
     /// 16).
     #[must_use]
     pub fn payload_len(&self, num_values: u64) -> usize {

@@ -145,7 +145,7 @@ impl RangeFilterBuilder {
         let start = out.len();
         out.reserve(
             self.policy.payload_len(values.len() as u64)
-                + 296 * weights.len()
+                + 44 * weights.len()
                 + prefix_len
                 + TRAILER_LEN,
         );

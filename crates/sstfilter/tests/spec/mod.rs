@@ -292,7 +292,7 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     let (n, r, lw) = (u128::from(n), u128::from(r), u128::from(l));
     let buckets = (r - 1) / (1 << lw) + 1;
     let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64) + buckets.div_ceil(256);
-    if 8 * words + 16 + 296 * u128::from(m) + u128::from(prefix) != u128::from(payload_len) {
+    if 8 * words + 16 + 44 * u128::from(m) + u128::from(prefix) != u128::from(payload_len) {
         return Err(Refusal::LengthMismatch);
     }
     Ok(Kind::Range {
@@ -379,14 +379,17 @@ impl SpecBlock<'_> {
             .collect();
         let ranks_at = alphabets_at + 32 * m;
         let ranks: Vec<Vec<u8>> = (0..m)
-            .map(|j| self.payload[ranks_at + 256 * j..ranks_at + 256 * j + 256].to_vec())
+            .map(|j| self.payload[ranks_at + 4 * j..ranks_at + 4 * j + 4].to_vec())
             .collect();
-        let prefix = self.payload[ranks_at + 256 * m..].to_vec();
-        // The rank tables a writer stores: entry b counts the alphabet's values below b.
+        let prefix = self.payload[ranks_at + 4 * m..].to_vec();
+        // The word ranks a writer stores: entry w counts the alphabet's values below 64·w.
         let ranks_ok = (0..m).all(|j| {
-            (0..256).all(|b| {
-                usize::from(ranks[j][b])
-                    == alphabets[j].iter().filter(|&&a| usize::from(a) < b).count()
+            (0..4).all(|w| {
+                usize::from(ranks[j][w])
+                    == alphabets[j]
+                        .iter()
+                        .filter(|&&a| usize::from(a) < 64 * w)
+                        .count()
             })
         });
         // The weights a writer stores: W_j is the product of the sizes of the alphabets after j.
@@ -544,7 +547,7 @@ pub struct SpecRange {
     pub weights: Vec<u128>,
     /// `A_j`: the byte values of each position, in increasing order.
     pub alphabets: Vec<Vec<u8>>,
-    /// `R_j`: the stored rank tables, 256 entries each.
+    /// `R_j`: the stored word ranks, 4 entries each.
     pub ranks: Vec<Vec<u8>>,
     pub prefix: Vec<u8>,
     /// Whether the payload is exactly what section 4.5 tells a writer to produce.
@@ -617,7 +620,13 @@ impl SpecRange {
         let mut acc = 0u128;
         for (j, alphabet) in self.alphabets.iter().enumerate() {
             let byte = after.get(j).copied().unwrap_or(0);
-            let rank = u128::from(self.ranks[j][usize::from(byte)]); // the stored rank
+            // The stored rank of the byte's word, plus the alphabet's values in that word below the byte.
+            let w = usize::from(byte / 64);
+            let in_word = alphabet
+                .iter()
+                .filter(|&&a| usize::from(a / 64) == w && a < byte)
+                .count();
+            let rank = u128::from(self.ranks[j][w]) + in_word as u128;
             acc += rank * self.weights[j];
             if !alphabet.contains(&byte) {
                 return Digits::Between(acc);

@@ -45,7 +45,7 @@ use crate::le::LeReader;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
 use projection::{
-    ALPHABET_LEN, MAX_POSITIONS, Projection, RANKS_LEN, code, low_mask, run_base, wrap,
+    ALPHABET_LEN, MAX_POSITIONS, Projection, WORD_RANKS_LEN, code, low_mask, run_base, wrap,
 };
 
 /// The longest range a filter may be sized for, as a power of two: `2^56`, which leaves the universe room above
@@ -59,8 +59,8 @@ pub(crate) const MAX_RUNS_PER_QUERY: u64 = 16;
 /// Bytes after the codes: the smallest and the largest projected key.
 const BOUNDS_LEN: usize = 16;
 
-/// Bytes per projected position: its weight (u64), its alphabet and its rank table.
-const POSITION_LEN: usize = 8 + ALPHABET_LEN + RANKS_LEN;
+/// Bytes per projected position: its weight (u64), its alphabet and its word ranks.
+const POSITION_LEN: usize = 8 + ALPHABET_LEN + WORD_RANKS_LEN;
 
 /// The parameters of a Range filter, as stored in the trailer: the range length it was sized for, the universe of
 /// its codes and the length of its common prefix.
@@ -303,7 +303,7 @@ impl<'a> View<'a> {
         let weights_at = codes_len.checked_add(BOUNDS_LEN)?;
         let alphabets_at = weights_at.checked_add(8 * m)?;
         let ranks_at = alphabets_at.checked_add(ALPHABET_LEN * m)?;
-        let prefix_at = ranks_at.checked_add(RANKS_LEN * m)?;
+        let prefix_at = ranks_at.checked_add(WORD_RANKS_LEN * m)?;
         Some(View {
             params,
             layout,
@@ -454,7 +454,7 @@ pub(crate) fn build(
         }
     }
     for alphabet in chosen.alphabets {
-        out.extend_from_slice(&projection::ranks(alphabet));
+        out.extend_from_slice(&projection::word_ranks(alphabet));
     }
     out.extend_from_slice(chosen.prefix);
     (params, n)

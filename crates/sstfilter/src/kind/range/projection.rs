@@ -24,10 +24,11 @@ pub(crate) const MAX_POSITIONS: usize = 16;
 /// Bytes of one position's alphabet: a 256-bit set, four little-endian u64 words (bit `b` = byte value `b`).
 pub(crate) const ALPHABET_LEN: usize = 32;
 
-/// Bytes of one position's rank table: for each byte value, how many values of the alphabet are below it (at most
-/// 255). Stored rather than counted because counting bits is a long instruction sequence on x86-64 builds without
-/// the `popcnt` feature (Rust's default target): a query would count up to 64 words.
-pub(crate) const RANKS_LEN: usize = 256;
+/// Bytes of one position's word ranks: for each of the alphabet's four words, how many values the words before it
+/// hold (0, then at most 192). With them a byte's rank is one count of bits in one word, where counting all four
+/// words would take four: on x86-64 builds without the `popcnt` feature (Rust's default target) each count is a
+/// dozen instructions.
+pub(crate) const WORD_RANKS_LEN: usize = 4;
 
 /// A projection read in place: the common prefix, and per position its alphabet and weight.
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +36,7 @@ pub(crate) struct Projection<'a> {
     pub(crate) prefix: &'a [u8],
     /// `m` alphabets of [`ALPHABET_LEN`] bytes.
     pub(crate) alphabets: &'a [u8],
-    /// `m` rank tables of [`RANKS_LEN`] bytes.
+    /// `m` word ranks of [`WORD_RANKS_LEN`] bytes.
     pub(crate) ranks: &'a [u8],
     /// `m` little-endian u64 weights.
     pub(crate) weights: &'a [u8],
@@ -74,22 +75,28 @@ impl<'a> Projection<'a> {
         }
     }
 
-    /// The digits of `suffix` (the bytes after the prefix, zero-padded): per position, a bit of the alphabet says
-    /// whether the byte is in it, and the rank table its rank.
+    /// The digits of `suffix` (the bytes after the prefix, zero-padded): per position, the word of the alphabet
+    /// that holds the byte says whether the byte is in it, and its bits below the byte plus the word's rank give
+    /// the byte's rank.
     #[inline]
     fn digits(&self, suffix: &[u8]) -> Digits {
         let mut acc = 0u128;
         let positions = self
             .alphabets
             .chunks_exact(ALPHABET_LEN)
-            .zip(self.ranks.chunks_exact(RANKS_LEN))
+            .zip(self.ranks.chunks_exact(WORD_RANKS_LEN))
             .zip(self.weights.chunks_exact(8));
         for (j, ((alphabet, ranks), weight)) in positions.enumerate() {
             let byte = suffix.get(j).copied().unwrap_or(0);
-            let member = alphabet
-                .get(usize::from(byte / 8))
-                .is_some_and(|bits| bits >> (byte % 8) & 1 == 1);
-            let rank = ranks.get(usize::from(byte)).copied().unwrap_or(0);
+            let w = usize::from(byte / 64);
+            let word = alphabet
+                .get(8 * w..8 * w + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes);
+            let bit = u32::from(byte % 64);
+            let member = word >> bit & 1 == 1;
+            let below = (word & ((1u64 << bit) - 1)).count_ones();
+            let rank = u32::from(ranks.get(w).copied().unwrap_or(0)) + below;
             let weight = u64::from_le_bytes(weight.try_into().unwrap_or_default());
             acc = acc.saturating_add(u128::from(rank) * u128::from(weight));
             if !member {
@@ -154,16 +161,15 @@ fn clamp(v: u128) -> u64 {
     u64::try_from(v).unwrap_or(u64::MAX)
 }
 
-/// The rank table of an alphabet: entry `b` counts the alphabet's values below `b`.
-pub(crate) fn ranks(alphabet: &[u64; 4]) -> [u8; RANKS_LEN] {
-    let mut table = [0u8; RANKS_LEN];
-    let mut rank = 0u8;
-    for (b, slot) in table.iter_mut().enumerate() {
-        *slot = rank;
-        let member = alphabet.get(b / 64).map_or(0, |w| w >> (b % 64) & 1);
-        rank = rank.saturating_add(member as u8); // NOTE: reaches 256 only after the last entry
+/// The word ranks of an alphabet: entry `w` counts the alphabet's values in its words before `w`.
+pub(crate) fn word_ranks(alphabet: &[u64; 4]) -> [u8; WORD_RANKS_LEN] {
+    let mut ranks = [0u8; WORD_RANKS_LEN];
+    let mut below = 0u32;
+    for (rank, word) in ranks.iter_mut().zip(alphabet) {
+        *rank = below as u8; // NOTE: at most 192
+        below += word.count_ones();
     }
-    table
+    ranks
 }
 
 /// The projected values of keys' windows (their bytes after the prefix, zero-padded) for the writer's

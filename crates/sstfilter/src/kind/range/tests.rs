@@ -181,11 +181,11 @@ fn bits_per_key_follow_the_policy() {
             f.bits_per_key()
         );
         // Codes may collide (at L = 1 they are plain hashes), so the stored count can be below the key count. The
-        // policy's figure leaves out the prefix and the projection's tables (296 bytes per position).
+        // policy's figure leaves out the prefix and the projection's tables (44 bytes per position).
         let KindParams::Range(p) = *f.params() else {
             panic!("a Range block");
         };
-        let tables = (296 * p.positions() + p.prefix_len()) as f64 * 8.0 / f.num_keys() as f64;
+        let tables = (44 * p.positions() + p.prefix_len()) as f64 * 8.0 / f.num_keys() as f64;
         let planned = policy.bits_per_key(keys.len() as u64) + tables;
         assert!(
             (f.bits_per_key() - planned).abs() < 0.05,
