@@ -26,9 +26,16 @@
 //! * a point query probes the key, or its extracted prefix when whole-key filtering is off; a prefix query probes
 //!   the extracted prefix when the extractor can safely give one; anything else (range queries, a prefix query
 //!   without an extractor, a block of another extractor) answers "may match".
+//!
+//! Range scans are answered by [`SlateDbRangeFilterPolicy`], a Range filter per SST registered beside (or instead
+//! of) the point policy.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
+
+mod range;
+
+pub use range::SlateDbRangeFilterPolicy;
 
 use std::fmt;
 use std::sync::Arc;
@@ -260,7 +267,7 @@ impl Probes {
         let probe = match target {
             FilterTarget::Point(key) => PrefixProbe::for_key(extractor, key),
             FilterTarget::Prefix(prefix) => PrefixProbe::for_scan(extractor, prefix),
-            FilterTarget::Range { .. } => None, // no range filter yet: conservatively "may match"
+            FilterTarget::Range { .. } => None, // a point filter: "may match" (SlateDbRangeFilterPolicy answers)
         };
         probe.is_none_or(|probe| block.may_contain_prefix(&probe).may_contain())
     }
