@@ -10,9 +10,11 @@ use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
+use core::ops::{Bound, RangeBounds};
 use sstfilter::{
-    AlignedBlock, Error, FilterBlock, FilterStats, KeyHash, Partition, PartitionAnswer,
-    PartitionLoader, PartitionedFilter, PrefixAnswer, PrefixExtractor, Unfiltered, key_hash,
+    AlignedBlock, Error, FilterBlock, FilterKind, FilterStats, KeyHash, Partition, PartitionAnswer,
+    PartitionLoader, PartitionedFilter, PrefixAnswer, PrefixExtractor, RangeAnswer, Unfiltered,
+    key_hash,
 };
 
 /// What a table's filter block can do for lookups.
@@ -164,6 +166,10 @@ impl<R: ReadAt> Table<R> {
     pub fn get_with_hash(&self, key: &[u8], hash: KeyHash) -> TableResult<Option<Vec<u8>>> {
         bump(&self.counters.lookups);
         let filter_said_maybe = match &self.filter {
+            // A Range filter stores keys, not hashes: it is asked by key.
+            FilterState::Ready(filter) if filter.kind() == FilterKind::Range => {
+                Some(filter.may_contain(key))
+            }
             FilterState::Ready(filter) => Some(filter.may_contain_hash(hash)),
             FilterState::Partitioned(partitions) => {
                 let loader = Loader {
@@ -243,13 +249,65 @@ impl<R: ReadAt> Table<R> {
         }
     }
 
-    /// The entries starting with `prefix`, read from the data blocks.
-    fn read_prefix(&self, prefix: &[u8]) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
-        let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
-        let Some((first, _)) = index.seek(prefix).map_err(corrupt(BlockType::Index))? else {
-            return Ok(Vec::new()); // every key is smaller than the prefix
+    /// Every entry whose key lies between `lower` and `upper`, in key order, asking the filter first: a table
+    /// whose Range filter says no key lies there is skipped without a read (see
+    /// [`may_contain_range`](Self::may_contain_range)). Otherwise the index names the first data block that can
+    /// hold such a key, and blocks are read from there until the keys pass `upper`.
+    pub fn scan_range(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        bump(&self.counters.range_scans);
+        match self.may_contain_range(lower, upper) {
+            RangeAnswer::Absent => {
+                bump(&self.counters.range_scans_skipped);
+                return Ok(Vec::new());
+            }
+            RangeAnswer::Unfiltered(_) => bump(&self.counters.range_scans_unfiltered),
+            RangeAnswer::MayContain => {}
+        }
+        let start: &[u8] = match lower {
+            Bound::Included(a) | Bound::Excluded(a) => a,
+            Bound::Unbounded => &[],
         };
         let mut found = Vec::new();
+        self.read_from(start, |key, value| {
+            if !(lower, upper).contains(&key) {
+                // Before `lower` (an excluded bound's own key) keep going; past `upper`, stop.
+                return !matches!(upper, Bound::Included(b) if key > b)
+                    && !matches!(upper, Bound::Excluded(b) if key >= b);
+            }
+            found.push((key.to_vec(), value.to_vec()));
+            true
+        })?;
+        Ok(found)
+    }
+
+    /// What the filter says about the keys between `lower` and `upper` (without counting it or reading
+    /// anything): [`RangeAnswer::Absent`] if the table's Range filter rules the range out (or no byte string lies
+    /// in it); [`RangeAnswer::Unfiltered`] for a point filter (unless the range is one key), a partitioned or
+    /// unusable filter, or none.
+    #[must_use]
+    pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
+        match &self.filter {
+            FilterState::Ready(filter) => filter.may_contain_range(lower, upper),
+            FilterState::Partitioned(_) | FilterState::Unusable(_) | FilterState::Absent => {
+                RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter)
+            }
+        }
+    }
+
+    /// Calls `visit` with every entry from the first key `≥ start` on, in order, while it returns `true`.
+    fn read_from(
+        &self,
+        start: &[u8],
+        mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+    ) -> TableResult<()> {
+        let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
+        let Some((first, _)) = index.seek(start).map_err(corrupt(BlockType::Index))? else {
+            return Ok(()); // every key is smaller than `start`
+        };
         for i in first..index.len() {
             let (_, encoded) = index.entry(i).map_err(corrupt(BlockType::Index))?;
             let handle = decode_handle(i, encoded)?;
@@ -259,18 +317,30 @@ impl<R: ReadAt> Table<R> {
             bump(&self.counters.data_block_reads);
             let contents = read_block(&self.source, handle, kind)?;
             let block = Block::parse(&contents).map_err(corrupt(kind))?;
-            let start = block
-                .seek(prefix)
+            let from = block
+                .seek(start)
                 .map_err(corrupt(kind))?
                 .map_or(block.len(), |(at, _)| at);
-            for j in start..block.len() {
+            for j in from..block.len() {
                 let (key, value) = block.entry(j).map_err(corrupt(kind))?;
-                if !key.starts_with(prefix) {
-                    return Ok(found); // keys are sorted: none further starts with the prefix
+                if !visit(key, value) {
+                    return Ok(());
                 }
-                found.push((key.to_vec(), value.to_vec()));
             }
         }
+        Ok(())
+    }
+
+    /// The entries starting with `prefix`, read from the data blocks.
+    fn read_prefix(&self, prefix: &[u8]) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut found = Vec::new();
+        self.read_from(prefix, |key, value| {
+            if !key.starts_with(prefix) {
+                return false; // keys are sorted: none further starts with the prefix
+            }
+            found.push((key.to_vec(), value.to_vec()));
+            true
+        })?;
         Ok(found)
     }
 
@@ -550,7 +620,13 @@ fn load_filter<R: ReadAt>(
     // collision between neighbours, which only costs this filter). A different count means the filter was built
     // for other keys and could hide some of these. (A filter with prefixes counts them too, and one of prefixes
     // only counts no whole key: their count proves nothing about the entries.)
-    if filter.prefix_extractor_name().is_none() && filter.num_keys() != num_entries {
+    // A Range filter counts distinct codes, which keys may share: at most the entries, and none only for none.
+    let count_fits = if filter.kind() == FilterKind::Range {
+        filter.num_keys() <= num_entries && (filter.num_keys() == 0) == (num_entries == 0)
+    } else {
+        filter.num_keys() == num_entries
+    };
+    if filter.prefix_extractor_name().is_none() && !count_fits {
         return Err(TableError::FilterKeyCount {
             table: num_entries,
             filter: filter.num_keys(),

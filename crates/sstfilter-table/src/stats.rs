@@ -69,6 +69,13 @@ table_counters! {
     /// Prefix scans the filter could not answer (no prefixes, another extractor, a scan shorter than the
     /// extracted prefix, an unusable filter block): the table was read.
     prefix_scans_unfiltered,
+    /// Calls to `scan_range`.
+    range_scans,
+    /// Range scans the filter answered "absent": each is a table skipped without a read.
+    range_scans_skipped,
+    /// Range scans the filter could not answer (a point filter, a range wider than it checks, an unusable filter
+    /// block): the table was read.
+    range_scans_unfiltered,
 }
 
 impl TableStats {

@@ -1,0 +1,155 @@
+//! Tables with a Range filter: every range scan returns exactly the entries in its range, every range holding a
+//! key is "may contain", empty ranges skip the table, point lookups find every key through the Range filter, and a
+//! damaged Range block leaves the table answering "may contain".
+
+use std::collections::BTreeMap;
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+use std::ops::RangeBounds;
+
+use sstfilter::{RangeAnswer, RangePolicy};
+use sstfilter_table::{Table, TableBuilder, TableOptions};
+
+/// Every string of up to 3 bytes over `a`, `b`, `c`, behind `row/`, sorted.
+fn universe() -> Vec<Vec<u8>> {
+    let mut all = vec![b"row/".to_vec()];
+    let mut last = all.clone();
+    for _ in 0..3 {
+        last = last
+            .iter()
+            .flat_map(|s| {
+                [b'a', b'b', b'c'].map(|c| {
+                    let mut t = s.clone();
+                    t.push(c);
+                    t
+                })
+            })
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all.sort();
+    all
+}
+
+fn table_bytes(keys: &BTreeMap<Vec<u8>, Vec<u8>>, options: &TableOptions) -> Vec<u8> {
+    let mut builder = TableBuilder::new(Vec::new(), options);
+    for (k, v) in keys {
+        builder.add(k, v).unwrap();
+    }
+    builder.finish().unwrap().1
+}
+
+fn open(bytes: &[u8]) -> Table<Vec<u8>> {
+    Table::from_reader(bytes.to_vec(), bytes.len() as u64).unwrap()
+}
+
+#[test]
+fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
+    let strings = universe();
+    let options = TableOptions::default()
+        .block_size(64)
+        .range_filter(RangePolicy::new(8, 0.5));
+    for pick in [1usize, 2, 5, 13] {
+        let keys: BTreeMap<Vec<u8>, Vec<u8>> = strings
+            .iter()
+            .step_by(pick)
+            .map(|k| (k.clone(), k.repeat(2)))
+            .collect();
+        let table = open(&table_bytes(&keys, &options));
+        assert!(table.filter_error().is_none());
+        let mut bounds: Vec<Bound<&[u8]>> = vec![Unbounded];
+        for s in &strings {
+            bounds.push(Included(s));
+            bounds.push(Excluded(s));
+        }
+        let mut skipped = 0;
+        for &lower in &bounds {
+            for &upper in &bounds {
+                let expected: Vec<(Vec<u8>, Vec<u8>)> = keys
+                    .iter()
+                    .filter(|(k, _)| RangeBounds::<&[u8]>::contains(&(lower, upper), &k.as_slice()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let answer = table.may_contain_range(lower, upper);
+                assert!(
+                    expected.is_empty() || answer.may_contain(),
+                    "{lower:?}..{upper:?} holds keys but is {answer:?}"
+                );
+                skipped += usize::from(answer == RangeAnswer::Absent);
+                // Scans on a sample of the ranges (each reads blocks).
+                if (lower, upper) != (Unbounded, Unbounded) && skipped % 7 == 0 {
+                    assert_eq!(
+                        table.scan_range(lower, upper).unwrap(),
+                        expected,
+                        "{lower:?}..{upper:?}"
+                    );
+                }
+            }
+        }
+        assert!(skipped > 0, "some empty ranges are skipped");
+        for k in keys.keys() {
+            assert_eq!(
+                table.get(k).unwrap(),
+                keys.get(k).cloned(),
+                "point lookup of {k:?}"
+            );
+        }
+        let stats = table.stats();
+        assert!(
+            stats.range_scans > 0 && stats.range_scans_unfiltered == 0,
+            "{stats:?}"
+        );
+    }
+}
+
+#[test]
+fn empty_short_ranges_skip_the_table_and_points_are_filtered() {
+    let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..5000u32)
+        .map(|i| (format!("order:{:08}", i * 100).into_bytes(), vec![1; 10]))
+        .collect();
+    let options = TableOptions::default().range_filter(RangePolicy::new(1 << 8, 0.01));
+    let table = open(&table_bytes(&keys, &options));
+    let mut read = 0;
+    for i in 0..4999u32 {
+        let lo = format!("order:{:08}", i * 100 + 1).into_bytes();
+        let hi = format!("order:{:08}", i * 100 + 100).into_bytes();
+        read += table
+            .scan_range(Included(&lo), Excluded(&hi))
+            .unwrap()
+            .len();
+    }
+    assert_eq!(read, 0);
+    let stats = table.stats();
+    assert!(stats.range_scans_skipped > 4990, "{stats:?}");
+    for i in 0..1000u32 {
+        let absent = format!("order:{:08}", i * 100 + 50).into_bytes();
+        assert_eq!(table.get(&absent).unwrap(), None);
+    }
+    assert!(table.stats().reads_avoided() > 990, "{:?}", table.stats());
+}
+
+#[test]
+fn a_damaged_range_block_answers_may_contain_and_loses_nothing() {
+    let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..300u32)
+        .map(|i| (format!("k{:05}", i * 3).into_bytes(), vec![7; 5]))
+        .collect();
+    let options = TableOptions::default().range_filter(RangePolicy::new(16, 0.01));
+    let good = table_bytes(&keys, &options);
+    let table = open(&good);
+    let filter = table.filter_handle().unwrap();
+    for at in (filter.offset()..filter.offset() + filter.size()).step_by(7) {
+        let mut bad = good.clone();
+        bad[at as usize] ^= 0x10;
+        let table = open(&bad);
+        assert!(
+            table.filter_error().is_some(),
+            "byte {at}: the table's CRC catches it"
+        );
+        for (k, v) in &keys {
+            assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+            let answer = table.may_contain_range(Included(k), Included(k));
+            assert!(answer.may_contain());
+        }
+        let all = table.scan_range(Unbounded, Unbounded).unwrap();
+        assert_eq!(all.len(), keys.len());
+    }
+}
