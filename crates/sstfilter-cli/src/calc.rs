@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::PathBuf;
 
+use sstfilter::RangePolicy;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::sizing::{
     FilterModel, MAX_LEVEL_BITS_PER_KEY, Sizing, allocate_levels, geometric_levels, level_rate,
@@ -39,6 +40,8 @@ pub(crate) struct CalcArgs {
     pub(crate) probes: Option<u32>,
     /// Levels of the LSM tree (level mode).
     pub(crate) levels: Option<u32>,
+    /// The longest empty range a range filter is sized for (range mode).
+    pub(crate) range_len: Option<u64>,
     /// Growth factor between consecutive levels.
     pub(crate) size_ratio: f64,
     /// Memory budget in bytes for all levels' filters.
@@ -48,6 +51,10 @@ pub(crate) struct CalcArgs {
 }
 
 pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
+    if let Some(range_len) = args.range_len {
+        range_report(args, range_len);
+        return Ok(());
+    }
     let (marks, label) = if let Some(levels) = args.levels {
         (levels_report(args, levels)?, "Monkey levels")
     } else if let Some(bits) = args.bits.or_else(|| {
@@ -208,6 +215,60 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
         println!();
     }
     Ok(marks)
+}
+
+/// Prints the size of a range filter (`RangePolicy`) for ranges of up to `range_len` at `--fpr`, or its rate at
+/// `--bits-per-key`, and the rate bound at shorter ranges: `ε · ℓ / L`.
+fn range_report(args: &CalcArgs, range_len: u64) {
+    let policy = match args.bits_per_key {
+        Some(bits) => RangePolicy::with_bits_per_key(bits, range_len),
+        None => RangePolicy::new(range_len, args.fpr),
+    };
+    let len = policy.max_range_len();
+    let bits_per_key = policy.bits_per_key(args.keys);
+    println!(
+        "Range filter (Grafite) for {} keys, empty ranges of up to L = 2^{} = {} projected values:\n",
+        thousands(args.keys),
+        policy.range_log2(),
+        thousands(len)
+    );
+    let mut table = TextTable::new(&[&[
+        "bits/key",
+        "memory",
+        "universe r",
+        "FPR at ℓ = L",
+        "over log2(L/ε)",
+    ]]);
+    table.row(vec![
+        format!("{bits_per_key:.2}"),
+        bytes(policy.payload_len(args.keys) as u64),
+        thousands(policy.universe(args.keys)),
+        percent(policy.fpr()),
+        format!(
+            "{:+.2} bits",
+            bits_per_key - (len as f64 / policy.fpr()).log2()
+        ),
+    ]);
+    print!("{}", table.render());
+    println!("\nThe bound at shorter ranges, ε · ℓ / L:\n");
+    let mut shorter = TextTable::new(&[&["range length ℓ", "FPR at most"]]);
+    let mut l = 1u64;
+    loop {
+        shorter.row(vec![
+            thousands(l),
+            percent(policy.fpr() * l as f64 / len as f64),
+        ]);
+        if l >= len {
+            break;
+        }
+        l = (l * 16).min(len);
+    }
+    print!("{}", shorter.render());
+    println!(
+        "\n(Projected values: the bytes after the keys' common prefix, each position's byte values ranked; k \
+         consecutive fixed-width decimal ids are k values. Bits/key leave out the per-block tables: 44 bytes per \
+         projected position and the prefix.)"
+    );
 }
 
 /// A sum of rates as wasted reads per lookup: four decimals, or scientific notation when smaller.

@@ -18,6 +18,7 @@ use crate::partition_demo;
 use crate::plot::{self, Series, Style};
 use crate::prefix_demo;
 use crate::progress::{bar, tick};
+use crate::range_demo;
 use crate::text::{TextTable, bytes, per_second, percent, thousands};
 
 /// What `demo` was asked to do.
@@ -38,6 +39,8 @@ pub(crate) struct DemoArgs {
     pub(crate) prefix: bool,
     /// Run the partitioned-filter demo instead.
     pub(crate) partitioned: bool,
+    /// Run the range-scan demo instead.
+    pub(crate) range: bool,
     /// A simulated latency charged to every data-block read (remote storage), if given.
     pub(crate) read_latency: Option<Duration>,
 }
@@ -100,6 +103,9 @@ pub(crate) fn run(args: &DemoArgs) -> CliResult<()> {
     };
     if args.prefix {
         return prefix_demo::run(root, args.tables, args.bits_per_key);
+    }
+    if args.range {
+        return range_demo::run(root, args.tables, args.keys.min(100_000), args.bits_per_key);
     }
     if args.partitioned {
         return partition_demo::run(root, args);

@@ -372,6 +372,13 @@ fn explain<B: AsRef<[u8]>>(filter: &FilterBlock<B>) {
     println!("  bits/key         {:.2} (payload)", filter.bits_per_key());
     if filter.num_keys() == 0 {
         println!("  expected FPR     0 (an empty filter rejects every key)");
+    } else if let KindParams::Range(p) = filter.params() {
+        println!(
+            "  expected FPR     {} for a point, {} for an empty range of 2^{} projected values (bounds n·ℓ/r)",
+            percent(fpr),
+            percent(p.range_fpr(filter.num_keys(), p.max_range_len())),
+            p.range_log2()
+        );
     } else {
         println!(
             "  expected FPR     {} (the information-theoretic bound needs {:.2} bits/key for it: {:+.1} %)",
@@ -402,6 +409,15 @@ fn describe(params: &KindParams) -> String {
             "{} bits, {} probes per key",
             thousands(p.num_bits()),
             p.num_probes()
+        ),
+        KindParams::Range(p) => format!(
+            "range filter for ranges of up to 2^{} projected values: universe {}, {} low bits per code, {} \
+             projected positions after a {}-byte common prefix",
+            p.range_log2(),
+            thousands(p.universe()),
+            p.lower_bits(),
+            p.positions(),
+            p.prefix_len()
         ),
         other => format!("{other:?}"),
     }

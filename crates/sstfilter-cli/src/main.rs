@@ -25,6 +25,7 @@ mod partition_demo;
 mod plot;
 mod prefix_demo;
 mod progress;
+mod range_demo;
 mod text;
 
 use std::path::PathBuf;
@@ -136,6 +137,16 @@ fn command() -> Command {
                         )
                         .conflicts_with("prefix")
                         .action(ArgAction::SetTrue),
+                )
+                .arg(
+                    Arg::new("range")
+                        .long("range")
+                        .help(
+                            "Instead, scan short key ranges across an LSM with a point filter and with a range \
+                             filter in every table: tables read and skipped per empty and non-empty scan",
+                        )
+                        .conflicts_with_all(["prefix", "partitioned"])
+                        .action(ArgAction::SetTrue),
                 ),
         )
         .subcommand(
@@ -202,6 +213,17 @@ fn command() -> Command {
                         .value_parser(value_parser!(u32).range(1..=64)),
                 )
                 .arg(
+                    Arg::new("range-len")
+                        .long("range-len")
+                        .value_name("L")
+                        .help(
+                            "Size a range filter for empty ranges of up to L projected values (rounded up to a \
+                             power of two): bits/key at --fpr, or the rate at --bits-per-key",
+                        )
+                        .conflicts_with_all(["bits", "levels", "probes"])
+                        .value_parser(|s: &str| parse_count(s, 1)),
+                )
+                .arg(
                     Arg::new("levels")
                         .long("levels")
                         .short('l')
@@ -249,6 +271,7 @@ fn demo_args(m: &ArgMatches) -> demo::DemoArgs {
         plot: m.get_one::<PathBuf>("plot").cloned(),
         prefix: m.get_flag("prefix"),
         partitioned: m.get_flag("partitioned"),
+        range: m.get_flag("range"),
         read_latency: m.get_one::<Duration>("read-latency").copied(),
     }
 }
@@ -261,6 +284,7 @@ fn calc_args(m: &ArgMatches) -> calc::CalcArgs {
         bits_per_key: m.get_one("bits-per-key").copied(),
         probes: m.get_one("probes").copied(),
         levels: m.get_one("levels").copied(),
+        range_len: m.get_one("range-len").copied(),
         size_ratio: m.get_one("size-ratio").copied().unwrap_or(10.0),
         memory: m.get_one("memory").copied(),
         plot: m.get_one::<PathBuf>("plot").cloned(),

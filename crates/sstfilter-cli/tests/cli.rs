@@ -177,6 +177,51 @@ fn demo_prefix_scans_skip_tables_with_prefix_filters() {
 }
 
 #[test]
+fn demo_range_scans_skip_tables_with_range_filters() {
+    let out = ok(&["demo", "--range", "--tables", "4", "--keys", "20000"]);
+    assert!(
+        out.contains("Every scan returned the same rows with either filter"),
+        "{out}"
+    );
+    // Empty scans of 100 ids: every table read with point filters, almost none with the range filter.
+    let empty_reads = |config: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(config) && l.contains(" 100 ") && l.contains("empty"))
+            .unwrap();
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let at = cells.iter().position(|&c| c == "empty").unwrap();
+        cells[at + 1].parse().unwrap() // tables read per scan
+    };
+    assert_eq!(empty_reads("point"), 4.0, "{out}");
+    assert!(empty_reads("range") < 0.2, "{out}");
+}
+
+#[test]
+fn calc_sizes_range_filters() {
+    let out = ok(&[
+        "calc",
+        "--range-len",
+        "1000",
+        "--fpr",
+        "1%",
+        "--keys",
+        "1e6",
+    ]);
+    assert!(out.contains("L = 2^10 = 1,024"), "{out}");
+    // log2(1024 / 0.01) = 16.6; Elias-Fano adds 2 to 3 bits per key.
+    let bits: f64 = out
+        .lines()
+        .find(|l| l.contains("MiB"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|b| b.parse().ok())
+        .unwrap();
+    assert!((18.6..19.7).contains(&bits), "{out}");
+    let out = ok(&["calc", "--range-len", "65536", "--bits-per-key", "20"]);
+    assert!(out.contains("25.0 %"), "{out}");
+}
+
+#[test]
 fn inspect_explains_raw_filter_blocks_and_tables() {
     let dir = tempfile::tempdir().unwrap();
     let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(12.0));
