@@ -105,7 +105,10 @@ fn main() {
         }
     });
 
-    println!("Integer keys (`t/` + big-endian u64), {} keys, {queries} empty ranges per length.", keys.len());
+    println!(
+        "Integer keys (`t/` + big-endian u64), {} keys, {queries} empty ranges per length.",
+        keys.len()
+    );
     println!();
     println!(
         "| L | ε | bits/key | build ns/key | point ns (absent) | range ns (ℓ = 16) | ℓ = 1: FPR / bound | ℓ = 2^4 | ℓ = 2^8 | ℓ = 2^16 |"
@@ -130,12 +133,18 @@ fn main() {
         let mut range16 = 0.0;
         for len_log2 in [0u32, 4, 8, 16] {
             let len = 1u64 << len_log2;
-            let ranges: Vec<(Vec<u8>, Vec<u8>)> = empty_ranges(&ids, len, queries, u64::from(len_log2), u64::MAX)
-                .into_iter()
-                .map(|(lo, hi)| (integer_key(lo), integer_key(hi)))
-                .collect();
-            let ask = |(lo, hi): &(Vec<u8>, Vec<u8>)| filter.may_contain_range(Included(lo), Excluded(hi));
-            let positives = ranges.iter().filter(|r| ask(r) != RangeAnswer::Absent).count();
+            let ranges: Vec<(Vec<u8>, Vec<u8>)> =
+                empty_ranges(&ids, len, queries, u64::from(len_log2), u64::MAX)
+                    .into_iter()
+                    .map(|(lo, hi)| (integer_key(lo), integer_key(hi)))
+                    .collect();
+            let ask = |(lo, hi): &(Vec<u8>, Vec<u8>)| {
+                filter.may_contain_range(Included(lo), Excluded(hi))
+            };
+            let positives = ranges
+                .iter()
+                .filter(|r| ask(r) != RangeAnswer::Absent)
+                .count();
             if len_log2 == 4 {
                 range16 = median_ns(5, ranges.len(), || {
                     for r in &ranges {
@@ -145,7 +154,11 @@ fn main() {
             }
             let measured = positives as f64 / ranges.len() as f64;
             let bound = params.range_fpr(filter.num_keys(), len);
-            cells.push(format!("{:.3} % / {:.3} %", measured * 100.0, bound * 100.0));
+            cells.push(format!(
+                "{:.3} % / {:.3} %",
+                measured * 100.0,
+                bound * 100.0
+            ));
         }
         println!(
             "| 2^{range_log2} | {fpr} | {:.2} | {build:.0} | {point:.1} | {range16:.1} | {} |",
@@ -154,12 +167,16 @@ fn main() {
         );
     }
     println!();
-    println!("Same run: BlockedBloom at 10 bits/key, point query of an absent key: {bloom_point:.1} ns.");
+    println!(
+        "Same run: BlockedBloom at 10 bits/key, point query of an absent key: {bloom_point:.1} ns."
+    );
 
     // Real short string ranges: k consecutive decimal ids.
     let max_id = 100_000_000u64;
     // 10^5 keys (at most): a density of 10^-3, so that empty scans of 1000 ids are common.
-    let mut dec_ids: Vec<u64> = (0..n.min(100_000) as u64).map(|i| mix(i ^ 0xdec) % max_id).collect();
+    let mut dec_ids: Vec<u64> = (0..n.min(100_000) as u64)
+        .map(|i| mix(i ^ 0xdec) % max_id)
+        .collect();
     dec_ids.sort_unstable();
     dec_ids.dedup();
     let dec_keys: Vec<Vec<u8>> = dec_ids.iter().map(|&id| decimal_key(id)).collect();
@@ -180,7 +197,9 @@ fn main() {
             let ranges = empty_ranges(&dec_ids, k, queries / 4, k, max_id);
             let (mut positives, mut too_wide) = (0usize, 0usize);
             for &(lo, hi) in &ranges {
-                match filter.may_contain_range(Included(&decimal_key(lo)), Excluded(&decimal_key(hi))) {
+                match filter
+                    .may_contain_range(Included(&decimal_key(lo)), Excluded(&decimal_key(hi)))
+                {
                     RangeAnswer::Absent => {}
                     RangeAnswer::MayContain => positives += 1,
                     RangeAnswer::Unfiltered(_) => {
@@ -191,7 +210,11 @@ fn main() {
             }
             let rate = positives as f64 / ranges.len() as f64;
             let wide = too_wide as f64 / ranges.len() as f64;
-            cells.push(format!("{:.2} % ({:.0} % unchecked)", rate * 100.0, wide * 100.0));
+            cells.push(format!(
+                "{:.2} % ({:.0} % unchecked)",
+                rate * 100.0,
+                wide * 100.0
+            ));
         }
         println!(
             "| 2^{range_log2} | {fpr} | {:.2} | {} |",
