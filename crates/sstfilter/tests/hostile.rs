@@ -60,8 +60,27 @@ fn with_field(block: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
 
 /// Opens `block` and, if it opens, uses everything it offers; returns the open result and asserts that none of
 /// it allocated a single byte.
+///
+/// The counter is process-wide, and the test harness's own thread allocates when it reports a finished test,
+/// which can land in the measured region of the next one (the lock above orders the tests, not the harness). So a
+/// read that counts allocations is measured again, up to three times: reading a block is deterministic, so an
+/// allocation of its own shows in every measurement, and only one that is not the read's can come and go.
 fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
-    let region = Region::new(ALLOCATOR);
+    let mut last = None;
+    for _ in 0..3 {
+        let region = Region::new(ALLOCATOR);
+        let result = read_everything(block);
+        let stats = region.change();
+        if stats.allocations == 0 {
+            return result;
+        }
+        last = Some(stats);
+    }
+    panic!("reading a {}-byte block allocated: {last:?}", block.len());
+}
+
+/// Opens `block` and, if it opens, calls every query and accessor; also reads it as a partition index.
+fn read_everything(block: &[u8]) -> Result<(), Error> {
     let result = FilterBlock::open(block).map(|filter| {
         let _ = filter.verify();
         let _ = (
@@ -85,13 +104,6 @@ fn open_without_allocating(block: &[u8]) -> Result<(), Error> {
     if let Ok(index) = PartitionedFilter::open(block) {
         let _ = (index.num_partitions(), index.find(b"key"));
     }
-    let stats = region.change();
-    assert_eq!(
-        stats.allocations,
-        0,
-        "reading a {}-byte block allocated: {stats:?}",
-        block.len()
-    );
     result
 }
 
