@@ -10,7 +10,7 @@ use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
 use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
-use sstfilter_table::{BlockHandle, ReadAt, TABLE_FORMAT_VERSION, TABLE_MAGIC, Table};
+use sstfilter_table::{BlockHandle, ReadAt, TABLE_MAGIC, Table};
 
 use crate::CliResult;
 use crate::ldb::{self, LdbTable};
@@ -41,14 +41,25 @@ fn tail(file: &File, len: u64, n: usize) -> CliResult<Vec<u8>> {
 fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
     let name = path.display();
     let table = Table::from_reader(file, len).map_err(|e| format!("{name}: corrupt table: {e}"))?;
-    println!("{name}: reference table (format version {TABLE_FORMAT_VERSION})");
+    let version = if table.range_filter_handle().is_some() {
+        2
+    } else {
+        1
+    };
+    println!("{name}: reference table (format version {version})");
     println!("  file size        {} bytes", thousands(len));
     println!("  entries          {}", thousands(table.num_entries()));
     let index = table.index_handle();
     println!(
         "  data blocks      {} in bytes 0..{}",
         thousands(table.num_data_blocks()),
-        thousands(table.filter_handle().unwrap_or(index).offset())
+        thousands(
+            table
+                .range_filter_handle()
+                .or(table.filter_handle())
+                .unwrap_or(index)
+                .offset()
+        )
     );
     println!(
         "  index block      offset {}, {} bytes",
@@ -90,6 +101,29 @@ fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
         (None, ..) => println!(
             "no filter block: the table was built without a filter policy, so every lookup reads a data block"
         ),
+    }
+    match (
+        table.range_filter_handle(),
+        table.range_filter(),
+        table.range_filter_error(),
+    ) {
+        (Some(handle), Some(range), _) => {
+            println!(
+                "range filter block at offset {} (CRC ok, keys fit the table):",
+                thousands(handle.offset())
+            );
+            explain(range);
+        }
+        (Some(handle), None, error) => {
+            let error = error.map_or_else(|| "unknown".to_owned(), ToString::to_string);
+            println!(
+                "range filter block at offset {}, {} bytes: UNUSABLE ({error}); range scans read this table",
+                thousands(handle.offset()),
+                thousands(handle.size())
+            );
+            problems.push(error);
+        }
+        (None, ..) => {}
     }
     if problems.is_empty() {
         Ok(())

@@ -1,5 +1,6 @@
-//! `sstfilter demo --range`: range scans across an LSM of real table files, with a point filter in every table
-//! and with a range filter: how many tables each short scan reads, how many it skips, and how long it takes.
+//! `sstfilter demo --range`: range scans across an LSM of real table files, with a point filter in every table,
+//! and with a range filter beside it: how many tables each short scan reads, how many it skips, and how long it
+//! takes.
 //!
 //! Keys are `order:{id:010}`. Ids come in runs of 1,000: in the even runs every fourth id is a key, dealt round
 //! robin to the tables; the odd runs hold no key. So every table spans the whole key range, and a scan inside an

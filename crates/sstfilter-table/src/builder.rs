@@ -98,7 +98,6 @@ impl TableOptions {
     #[must_use]
     pub fn shared_filter_policy(mut self, policy: SharedFilterPolicy) -> Self {
         self.filter = Some(policy);
-        self.range = None;
         self
     }
 
@@ -106,7 +105,6 @@ impl TableOptions {
     #[must_use]
     pub fn without_filter(mut self) -> Self {
         self.filter = None;
-        self.range = None;
         self
     }
 
@@ -123,7 +121,6 @@ impl TableOptions {
     ) -> Self {
         self.prefixes = Some((extractor, whole_keys));
         self.partitions = None;
-        self.range = None;
         self
     }
 
@@ -135,20 +132,17 @@ impl TableOptions {
     pub fn partitioned_filter(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
         self.partitions = Some((partition_bytes, cuts));
         self.prefixes = None;
-        self.range = None;
         self
     }
 
-    /// Builds a Range filter with `policy` as the table's filter block (FORMAT.md 4.5 and 7.3), in place of a
-    /// point filter: [`Table::may_contain_range`](crate::Table::may_contain_range) and
-    /// [`Table::scan_range`](crate::Table::scan_range) skip the table for empty ranges, and lookups ask it by key
-    /// (at its point rate, `ε / L`). A later [`filter_policy`](Self::filter_policy),
-    /// [`prefix_extractor`](Self::prefix_extractor) or [`partitioned_filter`](Self::partitioned_filter) replaces it.
+    /// Also builds a Range filter with `policy`, stored beside the filter block (FORMAT.md 4.5 and 7.1, table
+    /// format version 2): [`Table::may_contain_range`](crate::Table::may_contain_range) and
+    /// [`Table::scan_range`](crate::Table::scan_range) skip the table for empty ranges. With
+    /// [`without_filter`](Self::without_filter) it is the table's only filter, and lookups ask it by key (at its
+    /// point rate, `ε / L`).
     #[must_use]
     pub fn range_filter(mut self, policy: RangePolicy) -> Self {
         self.range = Some(policy);
-        self.partitions = None;
-        self.prefixes = None;
         self
     }
 
@@ -169,11 +163,10 @@ impl TableOptions {
     }
 }
 
-/// The table's filter in the making: one block, partitions, or a range filter.
+/// The table's filter in the making: one block, or partitions.
 enum FilterBuilder {
     Whole(FilterBlockBuilder<SharedFilterPolicy>),
     Partitioned(PartitionedFilterBuilder<SharedFilterPolicy>),
-    Range(RangeFilterBuilder),
 }
 
 /// What [`TableBuilder::finish`] wrote.
@@ -191,6 +184,8 @@ pub struct TableSummary {
     pub filter: Option<BlockHandle>,
     /// Filter partitions written before the partition index (0 for a filter in one block).
     pub filter_partitions: u64,
+    /// Where the range filter block lies (`None` without [`TableOptions::range_filter`]).
+    pub range_filter: Option<BlockHandle>,
     /// Where the index block lies.
     pub index: BlockHandle,
     /// Length of the whole file.
@@ -229,6 +224,7 @@ pub struct TableBuilder<W: Write> {
     data: BlockBuilder,
     index: BlockBuilder,
     filter: Option<FilterBuilder>,
+    range: Option<RangeFilterBuilder>,
     last_key: Vec<u8>,
     num_entries: u64,
     data_blocks: u64,
@@ -264,13 +260,11 @@ impl<W: Write> TableBuilder<W> {
             block_size: options.block_size,
             data: BlockBuilder::default(),
             index: BlockBuilder::default(),
-            filter: match options.range {
-                Some(range) => Some(FilterBuilder::Range(RangeFilterBuilder::new(range))),
-                None => options
-                    .filter
-                    .clone()
-                    .map(|policy| options.point_filter(policy)),
-            },
+            filter: options
+                .filter
+                .clone()
+                .map(|policy| options.point_filter(policy)),
+            range: options.range.map(RangeFilterBuilder::new),
             last_key: Vec::new(),
             num_entries: 0,
             data_blocks: 0,
@@ -297,11 +291,13 @@ impl<W: Write> TableBuilder<W> {
             });
         }
         self.data.add(key, value).ok_or_else(too_large)?;
+        if let Some(range) = &mut self.range {
+            range.add_key(key)?; // keys strictly increase (checked above)
+        }
         match &mut self.filter {
             Some(FilterBuilder::Whole(filter)) => filter.add_key(key),
             // Keys strictly increase (checked above), which is all the partitioned builder asks.
             Some(FilterBuilder::Partitioned(filter)) => filter.add_key(key)?,
-            Some(FilterBuilder::Range(filter)) => filter.add_key(key)?,
             None => {}
         }
         self.last_key.clear();
@@ -327,16 +323,14 @@ impl<W: Write> TableBuilder<W> {
         }
         let data_bytes = self.offset;
         let mut filter_partitions = 0;
-        let filter = match self.filter.take() {
+        // Data blocks, filter partitions, the range filter block, the filter block (or partition index): the order
+        // the footer's handles describe (FORMAT.md 7).
+        let (range, filter) = match self.filter.take() {
             Some(FilterBuilder::Whole(filter)) => {
+                let range = self.write_range_filter()?;
                 self.scratch.clear();
                 filter.finish_into(&mut self.scratch);
-                Some(self.write_scratch()?)
-            }
-            Some(FilterBuilder::Range(filter)) => {
-                self.scratch.clear();
-                filter.finish_into(&mut self.scratch);
-                Some(self.write_scratch()?)
+                (range, Some(self.write_scratch()?))
             }
             Some(FilterBuilder::Partitioned(filter)) => {
                 // Partitions after the data blocks, in key order; then their index where the filter block goes.
@@ -348,16 +342,18 @@ impl<W: Write> TableBuilder<W> {
                     offsets.push(self.write_scratch()?.offset());
                 }
                 filter_partitions = offsets.len() as u64;
+                let range = self.write_range_filter()?;
                 self.scratch = partitions.index(&offsets)?;
-                Some(self.write_scratch()?)
+                (range, Some(self.write_scratch()?))
             }
-            None => None,
+            None => (self.write_range_filter()?, None),
         };
         self.scratch.clear();
         self.index.finish_into(&mut self.scratch);
         let index = self.write_scratch()?;
         let footer = Footer {
             filter,
+            range,
             index,
             num_entries: self.num_entries,
         };
@@ -370,7 +366,8 @@ impl<W: Write> TableBuilder<W> {
             filter,
             filter_partitions,
             index,
-            file_len: self.offset + super::format::FOOTER_LEN as u64,
+            range_filter: range,
+            file_len: self.offset + footer.len(),
         };
         Ok((summary, self.out))
     }
@@ -393,6 +390,16 @@ impl<W: Write> TableBuilder<W> {
             .ok_or(TableError::IndexTooLarge {
                 data_blocks: self.data_blocks,
             })
+    }
+
+    /// Writes the range filter block, if the table has one, and returns its handle.
+    fn write_range_filter(&mut self) -> TableResult<Option<BlockHandle>> {
+        let Some(range) = self.range.take() else {
+            return Ok(None);
+        };
+        self.scratch.clear();
+        range.finish_into(&mut self.scratch);
+        self.write_scratch().map(Some)
     }
 
     /// Writes the block in `scratch` followed by its CRC and returns its handle.

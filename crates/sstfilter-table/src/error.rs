@@ -15,6 +15,8 @@ pub enum BlockType {
     Index,
     /// The filter block (the meta block holding the sstfilter block).
     Filter,
+    /// The range filter block (a Range sstfilter block beside the filter block, table format version 2).
+    RangeFilter,
     /// The partition of a partitioned filter stored at this file offset.
     FilterPartition {
         /// File offset of the partition.
@@ -33,6 +35,7 @@ impl fmt::Display for BlockType {
             BlockType::Footer => f.write_str("footer"),
             BlockType::Index => f.write_str("index block"),
             BlockType::Filter => f.write_str("filter block"),
+            BlockType::RangeFilter => f.write_str("range filter block"),
             BlockType::FilterPartition { offset } => {
                 write!(f, "filter partition at offset {offset}")
             }

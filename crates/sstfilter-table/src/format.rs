@@ -12,6 +12,8 @@
 //!
 //! The version and magic sit after the CRC, at fixed positions from the end of the file, so that any future
 //! footer layout keeps them where an old reader looks and that reader reports the version, not a checksum error.
+//! Version 2 is such a layout: the 16 bytes before the footer hold the range filter block's handle, and the CRC
+//! covers them too (FORMAT.md 7.1). A table without a range filter is still written as version 1.
 
 use core::ops::Range;
 
@@ -21,8 +23,12 @@ use crate::le::take;
 /// Magic bytes that end every table file.
 pub const TABLE_MAGIC: [u8; 8] = *b"SSTFTABL";
 
-/// The table format version this crate writes, and the newest it reads. Version 0 is reserved.
-pub const TABLE_FORMAT_VERSION: u32 = 1;
+/// The newest table format version this crate reads, and writes for a table with a range filter (version 1
+/// otherwise). Version 0 is reserved.
+pub const TABLE_FORMAT_VERSION: u32 = 2;
+
+/// Bytes before a version-2 footer: the range filter block's handle.
+pub const FOOTER_EXTENSION_LEN: usize = HANDLE_LEN;
 
 /// Bytes of the CRC32 stored after every block.
 pub const BLOCK_TRAILER_LEN: u64 = 4;
@@ -157,14 +163,19 @@ pub(crate) fn check_crc(stored: &[u8], block: BlockType) -> TableResult<&[u8]> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Footer {
     pub(crate) filter: Option<BlockHandle>,
+    /// The range filter block (version 2 only).
+    pub(crate) range: Option<BlockHandle>,
     pub(crate) index: BlockHandle,
     pub(crate) num_entries: u64,
 }
 
 impl Footer {
-    /// The footer's bytes.
+    /// The footer's bytes: version 1, or with a range filter its handle and a version-2 footer.
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(FOOTER_LEN);
+        let mut out = Vec::with_capacity(FOOTER_EXTENSION_LEN + FOOTER_LEN);
+        if let Some(range) = self.range {
+            range.encode_into(&mut out);
+        }
         // NOTE: a table without a filter block stores the handle (0, 0); a filter block is never empty (its own
         // trailer is 36 bytes), so size 0 is unambiguous.
         self.filter
@@ -172,27 +183,43 @@ impl Footer {
             .encode_into(&mut out);
         self.index.encode_into(&mut out);
         out.extend_from_slice(&self.num_entries.to_le_bytes());
-        append_crc(&mut out, 0); // NOTE: the CRC covers the handles and the entry count.
-        out.extend_from_slice(&TABLE_FORMAT_VERSION.to_le_bytes());
+        append_crc(&mut out, 0); // NOTE: the CRC covers the handles (the range filter's too) and the entry count.
+        let version: u32 = if self.range.is_some() { 2 } else { 1 };
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&TABLE_MAGIC); // NOTE: magic last, so a truncated file fails fast.
         out
     }
 
-    /// Decodes the last [`FOOTER_LEN`] bytes of a file of `file_len` bytes and checks that the handles describe
-    /// the layout `data blocks ‖ filter block ‖ index block ‖ footer`.
+    /// Bytes of the footer and its extension: what precedes them is blocks.
+    pub(crate) fn len(&self) -> u64 {
+        (FOOTER_LEN
+            + if self.range.is_some() {
+                FOOTER_EXTENSION_LEN
+            } else {
+                0
+            }) as u64
+    }
+
+    /// Decodes the footer at the end of a file of `file_len` bytes, given the file's last `tail.len()` bytes (at
+    /// most `FOOTER_EXTENSION_LEN + FOOTER_LEN`, all of them if the file is shorter), and checks that the handles
+    /// describe the layout `data blocks ‖ [range filter block] ‖ [filter block] ‖ index block ‖ footer`.
     ///
     /// Checks run in the order that gives the most useful error: magic (is this a table at all?), version (can
     /// this reader read it?), checksum (is the footer intact?), then the handles.
-    pub(crate) fn decode(bytes: &[u8; FOOTER_LEN], file_len: u64) -> TableResult<Footer> {
-        let (fields, tail) = bytes.split_at(HANDLE_LEN * 2 + 8);
-        let mut rest = tail;
-        let too_short = || TableError::TooShort {
-            need: FOOTER_LEN as u64,
+    pub(crate) fn decode(tail: &[u8], file_len: u64) -> TableResult<Footer> {
+        let too_short = |need: usize| TableError::TooShort {
+            need: need as u64,
             got: file_len,
         };
-        let crc = u32::from_le_bytes(take(&mut rest).ok_or_else(too_short)?);
-        let version = u32::from_le_bytes(take(&mut rest).ok_or_else(too_short)?);
-        let magic: [u8; 8] = take(&mut rest).ok_or_else(too_short)?;
+        let footer_at = tail
+            .len()
+            .checked_sub(FOOTER_LEN)
+            .ok_or(too_short(FOOTER_LEN))?;
+        let (before, footer) = tail.split_at(footer_at);
+        let (fields, mut rest) = footer.split_at(HANDLE_LEN * 2 + 8);
+        let crc = u32::from_le_bytes(take(&mut rest).ok_or(too_short(FOOTER_LEN))?);
+        let version = u32::from_le_bytes(take(&mut rest).ok_or(too_short(FOOTER_LEN))?);
+        let magic: [u8; 8] = take(&mut rest).ok_or(too_short(FOOTER_LEN))?;
         if magic != TABLE_MAGIC {
             return Err(TableError::BadMagic { found: magic });
         }
@@ -202,7 +229,19 @@ impl Footer {
                 max: TABLE_FORMAT_VERSION,
             });
         }
-        let found = crc32fast::hash(fields);
+        let extension = if version == 2 {
+            let at = before
+                .len()
+                .checked_sub(FOOTER_EXTENSION_LEN)
+                .ok_or(too_short(FOOTER_EXTENSION_LEN + FOOTER_LEN))?;
+            before.get(at..).unwrap_or_default()
+        } else {
+            &[]
+        };
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(extension);
+        hasher.update(fields);
+        let found = hasher.finalize();
         if found != crc {
             return Err(TableError::ChecksumMismatch {
                 block: BlockType::Footer,
@@ -215,15 +254,23 @@ impl Footer {
         let mut field = || {
             take(&mut rest)
                 .map(u64::from_le_bytes)
-                .ok_or_else(too_short)
+                .ok_or(too_short(FOOTER_LEN))
         };
         let filter = BlockHandle::new(field()?, field()?);
         let index = BlockHandle::new(field()?, field()?);
         let num_entries = field()?;
+        let mut rest = extension;
+        let range = match (take(&mut rest), take(&mut rest)) {
+            (Some(offset), Some(size)) => Some(BlockHandle::new(
+                u64::from_le_bytes(offset),
+                u64::from_le_bytes(size),
+            )),
+            _ => None,
+        };
 
         let footer_start = file_len
-            .checked_sub(FOOTER_LEN as u64)
-            .ok_or_else(too_short)?;
+            .checked_sub((extension.len() + FOOTER_LEN) as u64)
+            .ok_or(too_short(extension.len() + FOOTER_LEN))?;
         index.check_within(BlockType::Index, 0..footer_start, true)?;
         let filter = if filter == BlockHandle::new(0, 0) {
             None
@@ -231,8 +278,13 @@ impl Footer {
             filter.check_within(BlockType::Filter, 0..index.offset(), true)?;
             Some(filter)
         };
+        if let Some(range) = range {
+            let next = filter.unwrap_or(index).offset();
+            range.check_within(BlockType::RangeFilter, 0..next, true)?;
+        }
         Ok(Footer {
             filter,
+            range,
             index,
             num_entries,
         })
@@ -240,7 +292,7 @@ impl Footer {
 
     /// End of the data region: data blocks lie in `0..data_end`.
     pub(crate) fn data_end(&self) -> u64 {
-        self.filter.unwrap_or(self.index).offset()
+        self.range.or(self.filter).unwrap_or(self.index).offset()
     }
 }
 
@@ -253,6 +305,7 @@ mod tests {
     }
 
     const SAMPLE: Footer = Footer {
+        range: None,
         filter: Some(BlockHandle::new(1000, 200)),
         index: BlockHandle::new(1204, 96),
         num_entries: 77,
@@ -277,6 +330,47 @@ mod tests {
     }
 
     #[test]
+    fn a_range_filter_makes_a_version_2_footer_whose_crc_covers_its_handle() {
+        let with_range = Footer {
+            range: Some(BlockHandle::new(900, 96)),
+            ..SAMPLE
+        };
+        let bytes = with_range.encode();
+        assert_eq!(bytes.len() as u64, with_range.len());
+        assert_eq!(bytes.len(), FOOTER_EXTENSION_LEN + FOOTER_LEN);
+        assert_eq!(
+            &bytes[bytes.len() - 12..bytes.len() - 8],
+            &2u32.to_le_bytes()
+        );
+        let file_len = FILE_LEN + FOOTER_EXTENSION_LEN as u64;
+        assert_eq!(Footer::decode(&bytes, file_len).unwrap(), with_range);
+        assert_eq!(with_range.data_end(), 900);
+        let mut flipped = bytes.clone();
+        flipped[3] ^= 1; // the range handle, before the fixed footer
+        assert!(matches!(
+            Footer::decode(&flipped, file_len),
+            Err(TableError::ChecksumMismatch {
+                block: BlockType::Footer,
+                ..
+            })
+        ));
+        // A version-2 footer at the very start of a file has no room for its extension.
+        assert!(matches!(
+            Footer::decode(&bytes[FOOTER_EXTENSION_LEN..], FOOTER_LEN as u64),
+            Err(TableError::TooShort { .. })
+        ));
+        // The range block must end where the filter block starts.
+        let gap = Footer {
+            range: Some(BlockHandle::new(800, 96)),
+            ..SAMPLE
+        };
+        assert!(matches!(
+            Footer::decode(&gap.encode(), file_len),
+            Err(TableError::BadHandle { .. })
+        ));
+    }
+
+    #[test]
     fn footer_errors_carry_evidence() {
         let good = footer_bytes(&SAMPLE);
 
@@ -287,12 +381,12 @@ mod tests {
             Err(TableError::BadMagic { found }) if &found == b"SSTFTABX"
         ));
 
-        for version in [0u32, 2, u32::MAX] {
+        for version in [0u32, 3, u32::MAX] {
             let mut b = good;
             b[44..48].copy_from_slice(&version.to_le_bytes());
             assert!(matches!(
                 Footer::decode(&b, FILE_LEN),
-                Err(TableError::UnsupportedVersion { found, max: 1 }) if found == version
+                Err(TableError::UnsupportedVersion { found, max: 2 }) if found == version
             ));
         }
 

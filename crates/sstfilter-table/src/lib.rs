@@ -102,7 +102,10 @@ pub use builder::{
 };
 pub use cache::PartitionCache;
 pub use error::{BlockDefect, BlockType, TableError, TableResult};
-pub use format::{BLOCK_TRAILER_LEN, BlockHandle, FOOTER_LEN, TABLE_FORMAT_VERSION, TABLE_MAGIC};
+pub use format::{
+    BLOCK_TRAILER_LEN, BlockHandle, FOOTER_EXTENSION_LEN, FOOTER_LEN, TABLE_FORMAT_VERSION,
+    TABLE_MAGIC,
+};
 pub use read_at::ReadAt;
 pub use reader::Table;
 pub use stats::TableStats;

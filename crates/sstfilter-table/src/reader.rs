@@ -7,7 +7,7 @@ use std::fs::File;
 use super::block::Block;
 use super::cache::{CachedPartition, PartitionCache, next_table_id};
 use super::error::{BlockDefect, BlockType, TableError, TableResult};
-use super::format::{BlockHandle, FOOTER_LEN, Footer, check_crc};
+use super::format::{BlockHandle, FOOTER_EXTENSION_LEN, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
 use core::ops::{Bound, RangeBounds};
@@ -62,6 +62,9 @@ pub struct Table<R = File> {
     /// Contents of the index block (checksum verified, structure validated at open).
     index: Vec<u8>,
     filter: FilterState,
+    /// The range filter block beside the filter block (table format version 2): `Ok(None)` without one, `Err`
+    /// when it cannot be used (every range question then reads the table).
+    range: Result<Option<FilterBlock<AlignedBlock>>, TableError>,
     counters: Counters,
     /// The filter's answers, in the type every integration reports through (shareable across tables).
     filter_stats: FilterStats,
@@ -113,15 +116,18 @@ impl<R: ReadAt> Table<R> {
         file_len: u64,
         cache: PartitionCache,
     ) -> TableResult<Self> {
-        let footer_start = file_len
-            .checked_sub(FOOTER_LEN as u64)
-            .ok_or(TableError::TooShort {
+        // The fixed footer, and the extension a version-2 footer has before it.
+        let tail_len = file_len.min((FOOTER_EXTENSION_LEN + FOOTER_LEN) as u64);
+        if tail_len < FOOTER_LEN as u64 {
+            return Err(TableError::TooShort {
                 need: FOOTER_LEN as u64,
                 got: file_len,
-            })?;
-        let mut footer = [0u8; FOOTER_LEN];
-        source.read_exact_at(&mut footer, footer_start)?;
-        let footer = Footer::decode(&footer, file_len)?;
+            });
+        }
+        let mut tail = [0u8; FOOTER_EXTENSION_LEN + FOOTER_LEN];
+        let tail = tail.get_mut(..tail_len as usize).unwrap_or_default();
+        source.read_exact_at(tail, file_len - tail_len)?;
+        let footer = Footer::decode(tail, file_len)?;
         let index = read_block(&source, footer.index, BlockType::Index)?;
         let data_blocks_end = validate_index(&index, footer.data_end())?;
         let filter = match footer.filter {
@@ -140,12 +146,17 @@ impl<R: ReadAt> Table<R> {
                 }
             }
         };
+        let range = match footer.range {
+            None => Ok(None),
+            Some(handle) => load_range_filter(&source, handle, footer.num_entries).map(Some),
+        };
         Ok(Table {
             source,
             file_len,
             footer,
             index,
             filter,
+            range,
             counters: Counters::default(),
             filter_stats: FilterStats::new(),
         })
@@ -183,10 +194,15 @@ impl<R: ReadAt> Table<R> {
                 }
             }
             FilterState::Unusable(_) => None,
-            FilterState::Absent => {
-                let found = self.read_value(key)?;
-                return Ok(found);
-            }
+            // Without a point filter, a range filter answers the lookup by key; without either, the table is read.
+            FilterState::Absent => match &self.range {
+                Ok(Some(range)) => Some(range.may_contain(key)),
+                Err(_) => None,
+                Ok(None) => {
+                    let found = self.read_value(key)?;
+                    return Ok(found);
+                }
+            },
         };
         match filter_said_maybe {
             Some(may_contain) => {
@@ -284,18 +300,42 @@ impl<R: ReadAt> Table<R> {
         Ok(found)
     }
 
-    /// What the filter says about the keys between `lower` and `upper` (without counting it or reading
-    /// anything): [`RangeAnswer::Absent`] if the table's Range filter rules the range out (or no byte string lies
-    /// in it); [`RangeAnswer::Unfiltered`] for a point filter (unless the range is one key), a partitioned or
-    /// unusable filter, or none.
+    /// What the filters say about the keys between `lower` and `upper` (without counting it or reading
+    /// anything): [`RangeAnswer::Absent`] if the table's range filter rules the range out (or no byte string lies
+    /// in it); [`RangeAnswer::Unfiltered`] without a usable range filter (a point filter answers only a range of
+    /// one key).
     #[must_use]
     pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
+        match &self.range {
+            Ok(Some(range)) => return range.may_contain_range(lower, upper),
+            Err(_) => return RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter),
+            Ok(None) => {}
+        }
         match &self.filter {
             FilterState::Ready(filter) => filter.may_contain_range(lower, upper),
             FilterState::Partitioned(_) | FilterState::Unusable(_) | FilterState::Absent => {
                 RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter)
             }
         }
+    }
+
+    /// The range filter block, if the table has a usable one (see [`range_filter_error`](Self::range_filter_error)).
+    #[must_use]
+    pub fn range_filter(&self) -> Option<&FilterBlock<AlignedBlock>> {
+        self.range.as_ref().ok().and_then(Option::as_ref)
+    }
+
+    /// Why the table's range filter block cannot be used, if it has one that cannot: range questions then read
+    /// the table.
+    #[must_use]
+    pub fn range_filter_error(&self) -> Option<&TableError> {
+        self.range.as_ref().err()
+    }
+
+    /// Where the range filter block lies, if the table has one.
+    #[must_use]
+    pub fn range_filter_handle(&self) -> Option<BlockHandle> {
+        self.footer.range
     }
 
     /// Calls `visit` with every entry from the first key `≥ start` on, in order, while it returns `true`.
@@ -582,6 +622,37 @@ fn decode_handle(entry: usize, encoded: &[u8]) -> TableResult<BlockHandle> {
 
 /// Reads, checks and opens the filter block, or the partition index of a partitioned filter, whose partitions
 /// must lie between the last data block and the index; any failure makes the filter unusable (not the table).
+/// Reads and opens the range filter block: a verified Range block whose code count fits the table's entries
+/// (codes of distinct keys may coincide, so at most the entries, and none only for none).
+fn load_range_filter<R: ReadAt>(
+    source: &R,
+    handle: BlockHandle,
+    num_entries: u64,
+) -> TableResult<FilterBlock<AlignedBlock>> {
+    let bytes = read_block_into(
+        source,
+        handle,
+        BlockType::RangeFilter,
+        AlignedBlock::zeroed,
+        AlignedBlock::truncate,
+    )?;
+    let range = FilterBlock::open_verified(bytes)?;
+    if range.kind() != FilterKind::Range {
+        return Err(TableError::Filter(Error::BadParams {
+            kind: Some(range.kind()),
+            field: "kind (a range filter block holds a Range filter)",
+            value: u64::from(range.kind().tag()),
+        }));
+    }
+    if range.num_keys() > num_entries || (range.num_keys() == 0) != (num_entries == 0) {
+        return Err(TableError::FilterKeyCount {
+            table: num_entries,
+            filter: range.num_keys(),
+        });
+    }
+    Ok(range)
+}
+
 fn load_filter<R: ReadAt>(
     source: &R,
     handle: BlockHandle,

@@ -1,6 +1,7 @@
-//! Tables with a Range filter: every range scan returns exactly the entries in its range, every range holding a
-//! key is "may contain", empty ranges skip the table, point lookups find every key through the Range filter, and a
-//! damaged Range block leaves the table answering "may contain".
+//! Tables with a range filter, beside a point filter or alone: every range scan returns exactly the entries in its
+//! range, every range holding a key is "may contain", empty ranges skip the table, point lookups find every key
+//! (through the Range filter when it is the only one), and a damaged range filter block leaves the table
+//! answering "may contain". Tables without a range filter keep format version 1.
 
 use std::collections::BTreeMap;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
@@ -106,25 +107,60 @@ fn empty_short_ranges_skip_the_table_and_points_are_filtered() {
     let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..5000u32)
         .map(|i| (format!("order:{:08}", i * 100).into_bytes(), vec![1; 10]))
         .collect();
-    let options = TableOptions::default().range_filter(RangePolicy::new(1 << 8, 0.01));
-    let table = open(&table_bytes(&keys, &options));
-    let mut read = 0;
-    for i in 0..4999u32 {
-        let lo = format!("order:{:08}", i * 100 + 1).into_bytes();
-        let hi = format!("order:{:08}", i * 100 + 100).into_bytes();
-        read += table
-            .scan_range(Included(&lo), Excluded(&hi))
-            .unwrap()
-            .len();
+    let range = RangePolicy::new(1 << 8, 0.01);
+    for (what, options) in [
+        (
+            "beside a point filter",
+            TableOptions::default().range_filter(range),
+        ),
+        (
+            "alone",
+            TableOptions::default().without_filter().range_filter(range),
+        ),
+    ] {
+        let bytes = table_bytes(&keys, &options);
+        assert_eq!(
+            &bytes[bytes.len() - 12..bytes.len() - 8],
+            &2u32.to_le_bytes(),
+            "{what}: version 2"
+        );
+        let table = open(&bytes);
+        assert!(table.range_filter().is_some() && table.range_filter_error().is_none());
+        assert_eq!(
+            table.filter_handle().is_some(),
+            what == "beside a point filter"
+        );
+        let mut read = 0;
+        for i in 0..4999u32 {
+            let lo = format!("order:{:08}", i * 100 + 1).into_bytes();
+            let hi = format!("order:{:08}", i * 100 + 100).into_bytes();
+            read += table
+                .scan_range(Included(&lo), Excluded(&hi))
+                .unwrap()
+                .len();
+        }
+        assert_eq!(read, 0);
+        let stats = table.stats();
+        assert!(stats.range_scans_skipped > 4990, "{what}: {stats:?}");
+        for (k, v) in &keys {
+            assert_eq!(table.get(k).unwrap().as_ref(), Some(v), "{what}");
+        }
+        for i in 0..1000u32 {
+            let absent = format!("order:{:08}", i * 100 + 50).into_bytes();
+            assert_eq!(table.get(&absent).unwrap(), None);
+        }
+        assert!(
+            table.stats().reads_avoided() > 970,
+            "{what}: {:?}",
+            table.stats()
+        );
     }
-    assert_eq!(read, 0);
-    let stats = table.stats();
-    assert!(stats.range_scans_skipped > 4990, "{stats:?}");
-    for i in 0..1000u32 {
-        let absent = format!("order:{:08}", i * 100 + 50).into_bytes();
-        assert_eq!(table.get(&absent).unwrap(), None);
-    }
-    assert!(table.stats().reads_avoided() > 990, "{:?}", table.stats());
+    // Without a range filter the table is still written as version 1, byte for byte as before.
+    let plain = table_bytes(&keys, &TableOptions::default());
+    assert_eq!(
+        &plain[plain.len() - 12..plain.len() - 8],
+        &1u32.to_le_bytes()
+    );
 }
 
 #[test]

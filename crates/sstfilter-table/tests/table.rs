@@ -541,6 +541,47 @@ fn golden_table_is_frozen() {
     );
 }
 
+/// Table format version 2: a range filter block beside the filter block, its handle before the footer.
+#[test]
+fn golden_table_with_a_range_filter_is_frozen() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden-table/v2-n60-bpk10-range2e4-block128.sst");
+    let entries: Entries = (0..60u32)
+        .map(|i| {
+            (
+                format!("golden-{i:03}").into_bytes(),
+                format!("value-{i}").into_bytes(),
+            )
+        })
+        .collect();
+    let options = TableOptions::default()
+        .block_size(128)
+        .filter_policy(BlockedBloomPolicy::new(10.0))
+        .range_filter(sstfilter::RangePolicy::new(16, 0.01));
+    let built = build(&entries, &options);
+    if !path.exists() {
+        assert!(
+            std::env::var_os("SSTFILTER_BLESS").is_some(),
+            "{} is missing (run with SSTFILTER_BLESS=1 to create it)",
+            path.display()
+        );
+        std::fs::write(&path, &built).unwrap();
+    }
+    let golden = std::fs::read(&path).unwrap();
+    let table = Table::from_reader(&golden[..], golden.len() as u64).unwrap();
+    table.verify().unwrap();
+    assert!(table.filter().is_some() && table.range_filter().is_some());
+    for (k, v) in &entries {
+        assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+        let one = std::ops::Bound::Included(&k[..]);
+        assert!(table.may_contain_range(one, one).may_contain());
+    }
+    assert!(
+        built == golden,
+        "this crate now writes different table bytes"
+    );
+}
+
 /// Two tables report into one `FilterStats`: absent lookups are answers "absent" or false positives, present
 /// ones true positives, and the observed rate is the table's own false-positive count over its checks.
 #[test]
