@@ -1,7 +1,9 @@
 //! Arbitrary bytes as a reference table file: `Table::from_reader` rejects them, or every lookup, every prefix
-//! scan, the verify pass, the filter's queries (a partitioned filter's partitions too) and every accessor run
-//! without panicking (what `sstfilter inspect` relies on).
+//! and range scan, the verify pass, the filters' queries (a partitioned filter's partitions and the range filter
+//! too) and every accessor run without panicking (what `sstfilter inspect` relies on).
 #![no_main]
+
+use std::ops::Bound;
 
 use libfuzzer_sys::fuzz_target;
 use sstfilter::{DelimitedPrefix, FixedPrefix};
@@ -18,8 +20,13 @@ fuzz_target!(|data: &[u8]| {
         table.filter_handle(),
         table.index_handle(),
         table.filter_error().map(ToString::to_string),
+        table.range_filter_handle(),
+        table.range_filter_error().map(ToString::to_string),
         table.file_len(),
     );
+    if let Some(range) = table.range_filter() {
+        sstfilter_fuzz::exercise(range, data);
+    }
     if let Some(filter) = table.filter() {
         sstfilter_fuzz::exercise(filter, data);
     }
@@ -36,6 +43,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = table.get(key);
         let _ = table.scan_prefix(&FixedPrefix::new(3), key);
         let _ = table.scan_prefix(&DelimitedPrefix::new(b':'), key);
+        let _ = table.scan_range(Bound::Included(key), Bound::Excluded(&[0xff; 4][..]));
+        let _ = table.scan_range(Bound::Unbounded, Bound::Included(key));
     }
     let stats = table.stats();
     assert!(
@@ -49,5 +58,9 @@ fuzz_target!(|data: &[u8]| {
     assert!(
         stats.prefix_scans_skipped + stats.prefix_scans_unfiltered <= stats.prefix_scans,
         "prefix counters are inconsistent: {stats:?}"
+    );
+    assert!(
+        stats.range_scans_skipped + stats.range_scans_unfiltered <= stats.range_scans,
+        "range counters are inconsistent: {stats:?}"
     );
 });
