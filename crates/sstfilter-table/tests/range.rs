@@ -189,3 +189,103 @@ fn a_damaged_range_block_answers_may_contain_and_loses_nothing() {
         assert_eq!(all.len(), keys.len());
     }
 }
+
+/// Damage inside the range filter block itself (beside a point filter, or alone): the table still opens, says why
+/// in `range_filter_error`, answers every range "may contain" (counted as unfiltered scans) and every lookup finds
+/// its key.
+#[test]
+fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
+    let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..300u32)
+        .map(|i| (format!("k{:05}", i * 3).into_bytes(), vec![7; 5]))
+        .collect();
+    let range = RangePolicy::new(16, 0.01);
+    for (what, options) in [
+        (
+            "beside a point filter",
+            TableOptions::default().range_filter(range),
+        ),
+        (
+            "alone",
+            TableOptions::default().without_filter().range_filter(range),
+        ),
+    ] {
+        let good = table_bytes(&keys, &options);
+        let handle = open(&good).range_filter_handle().unwrap();
+        for at in (handle.offset()..handle.offset() + handle.size()).step_by(5) {
+            let mut bad = good.clone();
+            bad[at as usize] ^= 0x04;
+            let table = open(&bad);
+            assert!(
+                table.range_filter().is_none() && table.range_filter_error().is_some(),
+                "{what}, byte {at}: the block's CRC catches it"
+            );
+            assert!(
+                table.filter_error().is_none(),
+                "{what}: only the range block is hit"
+            );
+            for (k, v) in &keys {
+                assert_eq!(table.get(k).unwrap().as_ref(), Some(v), "{what}, byte {at}");
+                assert!(
+                    table
+                        .may_contain_range(Included(k), Included(k))
+                        .may_contain()
+                );
+                // Not even an empty range is ruled out: the table has no usable range filter.
+                let mut next = k.clone();
+                next.push(0);
+                assert!(matches!(
+                    table.may_contain_range(Excluded(k), Included(&next)),
+                    RangeAnswer::Unfiltered(_)
+                ));
+            }
+            assert_eq!(
+                table.scan_range(Unbounded, Unbounded).unwrap().len(),
+                keys.len()
+            );
+            let stats = table.stats();
+            assert_eq!(
+                stats.range_scans_unfiltered, stats.range_scans,
+                "{what}: {stats:?}"
+            );
+            if what == "alone" {
+                assert_eq!(stats.filter_unavailable, stats.lookups, "{what}: {stats:?}");
+            }
+        }
+    }
+}
+
+/// A range filter beside a partitioned filter: the partitions come first, then the range filter block, then the
+/// partition index; every key is found through its partition and every range holding a key may contain it.
+#[test]
+fn a_range_filter_beside_a_partitioned_filter() {
+    let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..3000u32)
+        .map(|i| (format!("p{:06}", i * 5).into_bytes(), vec![3; 8]))
+        .collect();
+    let options = TableOptions::default()
+        .block_size(256)
+        .partitioned_filter(512, sstfilter::PartitionCuts::AtDataBlocks)
+        .range_filter(RangePolicy::new(64, 0.01));
+    let table = open(&table_bytes(&keys, &options));
+    table.verify().unwrap();
+    let index = table
+        .partitioned_filter()
+        .expect("the partition index opens");
+    assert!(index.num_partitions() > 1);
+    assert!(table.range_filter().is_some() && table.filter_error().is_none());
+    for (k, v) in &keys {
+        assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+        assert!(
+            table
+                .may_contain_range(Included(k), Included(k))
+                .may_contain()
+        );
+    }
+    let skipped = (0..2999u32)
+        .filter(|i| {
+            let lo = format!("p{:06}", i * 5 + 1).into_bytes();
+            let hi = format!("p{:06}", i * 5 + 5).into_bytes();
+            table.may_contain_range(Included(&lo), Excluded(&hi)) == RangeAnswer::Absent
+        })
+        .count();
+    assert!(skipped > 2900, "{skipped}");
+}
