@@ -255,21 +255,24 @@ struct Probes {
 }
 
 impl Probes {
-    /// Whether `block` may hold a key of `target`. An extractor whose lengths pass the bytes it was given (which
-    /// breaks its contract) makes no probe: "may match", where SlateDB's own policy panics.
-    fn may_match(&self, block: &FilterBlock<AlignedBlock>, target: &FilterTarget) -> bool {
+    /// Whether `block` may hold a key of `target`, or `None` when the block cannot tell (the caller reads the SST):
+    /// a range, a prefix without extractor, or an extractor whose lengths pass the bytes it was given (which breaks
+    /// its contract, and where SlateDB's own policy panics). SlateDB asks every filter of an SST, so a point filter
+    /// beside a range filter is asked about every range scan; those questions are not answers to count.
+    fn may_match(&self, block: &FilterBlock<AlignedBlock>, target: &FilterTarget) -> Option<bool> {
         if let (FilterTarget::Point(key), true) = (target, self.whole_key_filtering) {
-            return block.may_contain(key);
+            return Some(block.may_contain(key));
         }
-        let Some(extractor) = self.prefixes.as_deref() else {
-            return true;
-        };
+        let extractor = self.prefixes.as_deref()?;
         let probe = match target {
             FilterTarget::Point(key) => PrefixProbe::for_key(extractor, key),
             FilterTarget::Prefix(prefix) => PrefixProbe::for_scan(extractor, prefix),
-            FilterTarget::Range { .. } => None, // a point filter: "may match" (SlateDbRangeFilterPolicy answers)
-        };
-        probe.is_none_or(|probe| block.may_contain_prefix(&probe).may_contain())
+            FilterTarget::Range { .. } => None, // a point filter (SlateDbRangeFilterPolicy answers ranges)
+        }?;
+        match block.may_contain_prefix(&probe) {
+            sstfilter::PrefixAnswer::Unfiltered(_) => None,
+            answer => Some(answer.may_contain()),
+        }
     }
 
     /// A builder of blocks holding what this policy's filters hold.
@@ -343,7 +346,9 @@ impl Filter for SlateDbFilter {
         let Decoded::Block(block) = &self.block else {
             return true; // counted once, as a decode error, when SlateDB decoded it
         };
-        let answer = self.probes.may_match(block, &query.target);
+        let Some(answer) = self.probes.may_match(block, &query.target) else {
+            return true; // not a question this filter answers: nothing to count
+        };
         self.stats.record_answer(answer);
         answer
     }
@@ -507,6 +512,20 @@ mod tests {
             ask(PrefixTarget::Prefix(Bytes::from_static(b"abcd"))),
             Some(3)
         );
+    }
+
+    #[test]
+    fn questions_a_point_filter_cannot_answer_are_not_counted() {
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let stats = policy.stats();
+        let filter = build(&policy, &keys());
+        let range = FilterQuery::range(Bound::Unbounded, Bound::Excluded(Bytes::from_static(b"t")));
+        assert!(filter.might_match(&range));
+        assert!(filter.might_match(&prefix(b"t0")));
+        let counts = stats.counts();
+        assert_eq!(counts.absent + counts.may_contain, 0, "{counts:?}");
+        assert!(filter.might_match(&point(&keys()[0])));
+        assert_eq!(stats.counts().may_contain, 1);
     }
 
     #[test]
