@@ -388,7 +388,8 @@ mod tests {
         }
     }
 
-    fn entry(key: &[u8]) -> RowEntry {
+    /// A row of `key` (a tombstone: a lookup must find those too), for the adapters' tests.
+    pub(crate) fn entry(key: &[u8]) -> RowEntry {
         RowEntry {
             key: Bytes::copy_from_slice(key),
             value: ValueDeletable::Tombstone,

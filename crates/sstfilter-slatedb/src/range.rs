@@ -218,20 +218,10 @@ impl Filter for RangeFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::entry;
     use ::slatedb::FilterPolicy as _;
-    use ::slatedb::ValueDeletable;
     use ::slatedb::bytes::Bytes;
     use std::ops::RangeBounds;
-
-    fn entry(key: &[u8]) -> RowEntry {
-        RowEntry {
-            key: Bytes::copy_from_slice(key),
-            value: ValueDeletable::Tombstone,
-            seq: 0,
-            create_ts: None,
-            expire_ts: None,
-        }
-    }
 
     fn build(policy: &SlateDbRangeFilterPolicy, keys: &[Vec<u8>]) -> Arc<dyn Filter> {
         let mut builder = policy.builder();

@@ -363,9 +363,7 @@ fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
         for bit in (0..(block.len() - 4) * 8).step_by(*stride) {
             let mut damaged = block.clone();
             damaged[bit / 8] ^= 1 << (bit % 8);
-            let end = damaged.len() - 4;
-            let crc = spec::crc32(&damaged[..end]);
-            damaged[end..].copy_from_slice(&crc.to_le_bytes());
+            spec::reseal(&mut damaged);
             let ours = FilterBlock::open_verified(&damaged[..]);
             let reference = spec::open(&damaged);
             assert_eq!(
@@ -478,9 +476,7 @@ fn range_flips_with_a_recomputed_checksum_read_as_the_spec_says() {
         for bit in 0..(block.len() - 4) * 8 {
             let mut damaged = block.clone();
             damaged[bit / 8] ^= 1 << (bit % 8);
-            let end = damaged.len() - 4;
-            let crc = spec::crc32(&damaged[..end]);
-            damaged[end..].copy_from_slice(&crc.to_le_bytes());
+            spec::reseal(&mut damaged);
             let ours = FilterBlock::open_verified(&damaged[..]);
             let reference = spec::open(&damaged);
             assert_eq!(

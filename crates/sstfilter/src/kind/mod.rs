@@ -104,6 +104,29 @@ use range::RangeParams;
 use ribbon::RibbonParams;
 use standard_bloom::StandardBloomParams;
 
+/// The golden blocks of `tests/golden/` whose file name satisfies `wanted`, as `(name, bytes)`: the kinds' tests
+/// rebuild them from their own parameters.
+#[cfg(test)]
+pub(crate) fn golden_blocks(wanted: impl Fn(&str) -> bool) -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut blocks = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !wanted(&name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        let bytes = digits
+            .chunks(2)
+            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
+            .collect();
+        blocks.push((name, bytes));
+    }
+    blocks
+}
+
 /// Checks that a kind's reserved parameter bytes, which start at parameter offset `first`, are all zero (FORMAT.md:
 /// "Unused bytes must be 0"), naming the first non-zero one by its offset.
 pub(crate) fn check_reserved(kind: FilterKind, reserved: &[u8], first: usize) -> Result<()> {

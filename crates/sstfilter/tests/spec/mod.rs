@@ -92,6 +92,14 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
+/// Recomputes a block's stored CRC32 (section 2) over its bytes before the last four, as an attacker, or a bug that
+/// rewrites a block and its checksum, would: only the structure checks then stand between damage and the probes.
+pub fn reseal(block: &mut [u8]) {
+    let end = block.len() - 4;
+    let crc = crc32(&block[..end]);
+    block[end..].copy_from_slice(&crc.to_le_bytes());
+}
+
 /// Sections 1–4: split a block into payload and trailer and validate every field.
 pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     if block.len() < TRAILER_LEN {

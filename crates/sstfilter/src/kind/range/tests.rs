@@ -362,20 +362,8 @@ fn decode_rejects_every_inconsistent_field() {
 /// trailer (range length and universe), not through the policy: this pins the format, not the policy's sizing.
 #[test]
 fn golden_blocks_rebuild_from_their_own_parameters() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let mut rebuilt = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if !name.starts_with("v1-range-") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        let bytes: Vec<u8> = digits
-            .chunks(2)
-            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
-            .collect();
+    for (name, bytes) in crate::kind::golden_blocks(|name| name.starts_with("v1-range-")) {
         let f = FilterBlock::open_verified(&bytes[..]).unwrap();
         let KindParams::Range(p) = *f.params() else {
             panic!("{name}: a Range block");

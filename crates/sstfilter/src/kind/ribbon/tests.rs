@@ -460,20 +460,8 @@ fn golden_ribbon_blocks_rebuild_from_their_own_parameters() {
         }
     }
 
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let mut rebuilt = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if !name.contains("-ribbon-") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        let bytes: Vec<u8> = digits
-            .chunks(2)
-            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
-            .collect();
+    for (name, bytes) in crate::kind::golden_blocks(|name| name.contains("-ribbon-")) {
         let (payload_len, trailer) = Trailer::decode(&bytes).unwrap();
         // Blocks with prefixes are rebuilt by `tests/golden.rs`, which knows their extractors.
         if trailer.prefix_name.is_some() {
