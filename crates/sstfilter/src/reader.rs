@@ -5,7 +5,7 @@ use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::MAY_CONTAIN_ALL;
 use crate::kind::range::{self, Verdict};
-use crate::kind::{BatchQuery, KindParams, Query};
+use crate::kind::{KindParams, Queries, Query};
 use crate::prefix::{PrefixAnswer, PrefixExtractor, PrefixProbe, Unfiltered};
 use crate::range::RangeAnswer;
 use crate::tag::FilterKind;
@@ -54,8 +54,7 @@ pub struct FilterBlock<B> {
     /// The query compiled for this block's kind and probe count, chosen once here rather than on every query.
     query: Query,
     /// The queries for whole keys: the kind's, or "may contain" for a block of prefixes only.
-    key_query: Query,
-    key_batch_query: BatchQuery,
+    key_queries: Queries,
 }
 
 impl<B: AsRef<[u8]>> FilterBlock<B> {
@@ -76,9 +75,9 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
                 value: u64::from(trailer.flags),
             });
         }
-        let (query, batch_query) = params.queries();
-        let (key_query, key_batch_query) = if trailer.flags & FLAG_PREFIXES_ONLY == 0 {
-            (query, batch_query)
+        let queries = params.queries();
+        let key_queries = if trailer.flags & FLAG_PREFIXES_ONLY == 0 {
+            queries
         } else {
             MAY_CONTAIN_ALL
         };
@@ -87,9 +86,8 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             payload_len,
             trailer,
             params,
-            query,
-            key_query,
-            key_batch_query,
+            query: queries.single,
+            key_queries,
         })
     }
 
@@ -130,7 +128,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     #[inline]
     #[must_use]
     pub fn may_contain_hash(&self, hash: KeyHash) -> bool {
-        (self.key_query)(&self.params, self.payload(), hash.get())
+        (self.key_queries.single)(&self.params, self.payload(), hash.get())
     }
 
     /// Answers [`may_contain`](Self::may_contain) for many keys at once, writing `results[i]` for `keys[i]`.
@@ -145,9 +143,12 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             return;
         }
         let mut hashes = [0u64; BATCH];
+        let (params, payload, prefetch) = (&self.params, self.payload(), self.key_queries.prefetch);
         for (keys, results) in keys.chunks(BATCH).zip(results.chunks_mut(BATCH)) {
+            // Each key's lines start on their way as soon as it is hashed, while the next keys are hashed.
             for (h, key) in hashes.iter_mut().zip(keys) {
                 *h = key_hash(key.as_ref()).get();
+                prefetch(params, payload, *h);
             }
             let n = keys.len().min(results.len());
             self.answer_batch(hashes.get(..n).unwrap_or_default(), results);
@@ -158,17 +159,20 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// `hashes[i]` (for the first `min(hashes.len(), results.len())`).
     pub fn may_contain_hash_batch(&self, hashes: &[KeyHash], results: &mut [bool]) {
         let mut raw = [0u64; BATCH];
+        let (params, payload, prefetch) = (&self.params, self.payload(), self.key_queries.prefetch);
         for (hashes, results) in hashes.chunks(BATCH).zip(results.chunks_mut(BATCH)) {
             for (r, h) in raw.iter_mut().zip(hashes) {
                 *r = h.get();
+                prefetch(params, payload, *r);
             }
             let n = hashes.len().min(results.len());
             self.answer_batch(raw.get(..n).unwrap_or_default(), results);
         }
     }
 
+    /// Answers a group whose hashes have been through the kind's prefetch.
     fn answer_batch(&self, hashes: &[u64], results: &mut [bool]) {
-        (self.key_batch_query)(&self.params, self.payload(), hashes, results);
+        (self.key_queries.batch)(&self.params, self.payload(), hashes, results);
     }
 
     /// The payload: the block without its trailer (`open` checked the length).

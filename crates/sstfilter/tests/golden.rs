@@ -15,9 +15,13 @@
 //! `StandardBloomParams::new(bits, k)`, `r{s}e{e}` with `RangePolicy::new(2^s, 2^-e)` (Range blocks, whose keys
 //! are added in sorted order). Range blocks are rebuilt through the policy their name gives here, and from their
 //! own parameters inside the crate (`src/kind/range/tests.rs`). This test only ever gains files: a change that alters the bytes of an
-//! existing file is a format change and needs a new version (see FORMAT.md).
+//! existing file is a format change and needs a new version (see FORMAT.md). The one exception came before the
+//! first release, as issue 13 allowed: BlockedBloom's probe derivation changed (FORMAT.md 4.2 and 6), its files
+//! were rewritten, and one of the old ones is kept in `tests/golden-retired/` to show it is refused.
 //!
 //! To create a newly listed file, run the test with `SSTFILTER_BLESS=1`; existing files are never rewritten.
+
+mod spec;
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -302,6 +306,28 @@ fn from_hex(text: &str) -> Vec<u8> {
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// A BlockedBloom block written before the first release, when a key owned its first `k` *distinct* draws
+/// (`tests/golden-retired/`; the file `v1-blockedbloom-n1000-bpk16.hex` was then). Its probe derivation byte is 0
+/// (FORMAT.md 4.2): both readers open it and, since a key's first `k` draws are among its distinct ones, answer
+/// for every one of its keys.
+#[test]
+fn pre_release_blocked_bloom_blocks_still_answer_for_every_key() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden-retired/v1-blockedbloom-n1000-bpk16-distinct.hex");
+    let bytes = from_hex(&std::fs::read_to_string(&path).unwrap());
+    let derivation = bytes.len() - sstfilter::TRAILER_LEN + 8 + 1;
+    assert_eq!(bytes[derivation], 0, "a pre-release block");
+    let filter = FilterBlock::open_verified(&bytes[..]).expect("opens");
+    let spec = spec::open(&bytes).expect("the spec reader opens it");
+    for key in keys(1000) {
+        assert!(filter.may_contain(&key), "lost {key:?}");
+        assert!(
+            spec.may_contain_key_hash(sstfilter::key_hash(&key).get()),
+            "spec lost {key:?}"
+        );
+    }
 }
 
 #[test]

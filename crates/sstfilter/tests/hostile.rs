@@ -156,8 +156,20 @@ fn hostile_trailers_are_rejected_without_allocating() {
         );
     }
 
+    // Unknown probe derivations (0, the pre-release distinct draws, is read: tests/golden.rs).
+    for derivation in [2u8, 3, u8::MAX] {
+        assert_eq!(
+            open_without_allocating(&with_field(&block, PARAMS + 1, &[derivation])),
+            Err(Error::BadParams {
+                kind: Some(FilterKind::BlockedBloom),
+                field: "probe derivation",
+                value: u64::from(derivation)
+            }),
+        );
+    }
+
     // Reserved parameter bytes.
-    for at in 1..16 {
+    for at in 2..16 {
         let result = open_without_allocating(&with_field(&block, PARAMS + at, &[0xff]));
         assert!(
             matches!(
@@ -285,13 +297,21 @@ fn hostile_standard_bloom_trailers_are_rejected_without_allocating() {
             Ok(())
         );
     }
-    // A BlockedBloom block relabelled as StandardBloom: its parameters make no sense for the kind.
+    // A BlockedBloom block relabelled as StandardBloom: its parameters make no sense for the kind (byte 1, the
+    // BlockedBloom probe derivation, is reserved here; with it cleared, the bit count of zero is refused).
     let relabelled = with_field(
         &valid_block(1000, 10.0),
         KIND,
         &[FilterKind::StandardBloom.tag()],
     );
-    assert!(bad("num_bits")(open_without_allocating(&relabelled)));
+    assert!(bad("reserved parameter byte")(open_without_allocating(
+        &relabelled
+    )));
+    assert!(bad("num_bits")(open_without_allocating(&with_field(
+        &relabelled,
+        PARAMS + 1,
+        &[0]
+    ))));
 }
 
 #[test]

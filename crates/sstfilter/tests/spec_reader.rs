@@ -120,6 +120,7 @@ fn blocked_bloom_writer_sets_exactly_the_spec_bits() {
                 .collect();
             let mut want = spec::blocked_bloom_bits(h, u32::from(probes));
             want.sort_unstable();
+            want.dedup();
             assert_eq!(set, want, "k {probes}, hash {h:#x}");
         }
     }
@@ -127,7 +128,7 @@ fn blocked_bloom_writer_sets_exactly_the_spec_bits() {
 
 #[test]
 fn blocked_bloom_hashes_that_repeat_draws_agree_with_the_spec() {
-    // Hashes whose first draw word repeats a draw take the exact distinct-draw path on both sides; hash 0 draws
+    // Hashes whose first draw word repeats a draw own fewer than k bits (draws with replacement); hash 0 draws
     // position 0 seven times in its first word.
     let params = BlockedBloomParams::new(1, 24).unwrap();
     let repeating: Vec<u64> = random_hashes(99, 200_000)
@@ -146,7 +147,7 @@ fn blocked_bloom_hashes_that_repeat_draws_agree_with_the_spec() {
         let set = (0..512u32)
             .filter(|&p| block[(p / 8) as usize] >> (p % 8) & 1 == 1)
             .count();
-        assert_eq!(set, 24, "hash {h:#x}: k distinct bits");
+        assert!(set < 24, "hash {h:#x}: a repeated draw sets one bit");
         agree(
             &format!("repeating draws, hash {h:#x}"),
             &block,

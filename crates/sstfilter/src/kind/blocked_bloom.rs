@@ -7,27 +7,24 @@
 //! * the hash is remixed by one multiplication, `x = h · 0x9E3779B97F4A7C15` (the 64-bit golden ratio, odd, so a
 //!   bijection), and the top 63 bits of `x` are cut into seven 9-bit *draws* (bit positions `0..512`), most
 //!   significant first;
-//! * further draws come seven at a time from the words `splitmix64(h + i · 0x9E3779B97F4A7C15)`, `i = 1, 2, …`
-//!   (distinct inputs through a bijective mixer, so no key can get stuck on a repeating word);
-//! * a key's bits are its first `k` **distinct** draws: a draw equal to an earlier one is skipped. After 64 words
-//!   (448 draws) without `k` distinct values, which no key has been seen to need, the remaining bits are the
-//!   lowest unused positions, so the sequence is total and terminates for every hash.
+//! * further draws come seven at a time from the words `splitmix64(h + i · 0x9E3779B97F4A7C15)`, `i = 1, 2, …`;
+//! * a key's bits are its first `k` draws, **with replacement**: two draws may name the same bit, and the key then
+//!   sets fewer than `k` bits. The query tests the same `k` draws.
 //!
-//! Distinct probes are what bring the false-positive rate below the blocked-Bloom rate with replacement
-//! (at 10 bits/key and 6 probes: 0.955 % measured, against 0.967 % with replacement; see BENCHMARKS.md).
-//!
-//! The query takes advantage of a property of this scheme: the first `k` draws are always a subset of the
-//! key's bits. If any of them is clear the key is absent, whatever the duplicates, so a miss never needs the
-//! distinctness bookkeeping. Only when all `k` are set does the query check, branch-free, whether two of those
-//! draws were equal (within and across the first two draw words, for `k ≤ 14`), and in that rare case (3 % of
-//! keys at `k = 6`, 16 % at `k = 14`) walk the exact distinct sequence; so does every key at `k > 14`.
+//! Why with replacement (the scheme of RocksDB's FastLocalBloom) and not `k` distinct draws, which this crate
+//! used before its first release: distinct draws lower the false-positive rate by about 1 % relative (0.957 %
+//! against 0.968 % at 10 bits/key), but a hit must then find out whether two of its first draws were equal, and
+//! on filters larger than the cache that check cost a third of the hit time: a query's instructions decide how
+//! many queries the CPU keeps in flight while their cache lines come from memory (BENCHMARKS.md 4b). With
+//! replacement, a query is one multiplication, `k` byte tests folded together without branches, and nothing
+//! else, and the rate is RocksDB's own.
 //!
 //! Bits are addressed byte-wise (bit `p` of a block is bit `p % 8` of byte `p / 8`), so the layout is
 //! independent of the host's endianness.
 
-use core::ops::ControlFlow;
-
-use super::{BatchQuery, CONTAINS_NOTHING, KindParams, MAY_CONTAIN_ALL, Query, check_reserved};
+use super::{
+    BatchQuery, CONTAINS_NOTHING, KindParams, MAY_CONTAIN_ALL, Queries, Query, check_reserved,
+};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::math::{fastrange32, splitmix64};
@@ -48,8 +45,15 @@ const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Draws cut from one 64-bit word: 7 × 9 = 63 bits.
 const DRAWS_PER_WORD: usize = 7;
 
-/// Draw words tried before the remaining bits are filled deterministically (see the module docs).
-const MAX_DRAW_WORDS: usize = 64;
+/// Byte 1 of the parameters: the probe derivation. 1 is the module docs' draws with replacement, which this
+/// version writes. Blocks written before the first release carry 0 there: a key owned its first `k` *distinct*
+/// draws, which include its first `k` draws, so the query of derivation 1 loses none of their keys and reads
+/// them too. The byte's real job is the other direction: a pre-release reader, which took byte 1 for a reserved
+/// zero, refuses a derivation-1 block instead of asking for distinct draws a key with a repeated draw never set.
+const DRAWS_WITH_REPLACEMENT: u8 = 1;
+
+/// Derivation 0: the pre-release distinct draws (see [`DRAWS_WITH_REPLACEMENT`]), read, never written.
+const DISTINCT_DRAWS: u8 = 0;
 
 /// The parameters of a BlockedBloom filter: its number of 64-byte blocks and its probe count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,10 +129,12 @@ impl BlockedBloomParams {
         blocked_bloom_fpr(bits_per_key, u32::from(self.num_probes), BLOCK_BITS)
     }
 
-    /// The trailer's parameter bytes: byte 0 is the probe count, the rest are reserved and zero.
+    /// The trailer's parameter bytes: byte 0 is the probe count, byte 1 the probe derivation, the rest are
+    /// reserved and zero.
     pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
         let mut out = [0u8; PARAMS_LEN];
         out[0] = self.num_probes;
+        out[1] = DRAWS_WITH_REPLACEMENT;
         out
     }
 
@@ -139,8 +145,15 @@ impl BlockedBloomParams {
         payload_len: usize,
         num_keys: u64,
     ) -> Result<Self> {
-        let [num_probes, reserved @ ..] = params;
-        check_reserved(FilterKind::BlockedBloom, reserved, 1)?;
+        let [num_probes, derivation, reserved @ ..] = params;
+        if *derivation != DRAWS_WITH_REPLACEMENT && *derivation != DISTINCT_DRAWS {
+            return Err(Error::BadParams {
+                kind: Some(FilterKind::BlockedBloom),
+                field: "probe derivation",
+                value: u64::from(*derivation),
+            });
+        }
+        check_reserved(FilterKind::BlockedBloom, reserved, 2)?;
         if !payload_len.is_multiple_of(BLOCK_BYTES) {
             return Err(Error::LengthMismatch {
                 kind: FilterKind::BlockedBloom,
@@ -187,9 +200,7 @@ pub(crate) fn build(
     );
 }
 
-/// Sets every key's bits, with a compile-time probe count `K`. Like the query, the common case (no repeated
-/// draw among the first `K`, 97 % of keys at `K = 6`) sets the first `K` draws directly; the rest take the
-/// exact distinct sequence.
+/// Sets every key's bits (its first `K` draws), with a compile-time probe count `K`.
 fn set_key_bits<const K: usize>(
     lines: &mut [[u8; BLOCK_BYTES]],
     num_blocks: u32,
@@ -202,58 +213,62 @@ fn set_key_bits<const K: usize>(
         let Some(line) = lines.get_mut(block_index(h, num_blocks)) else {
             return;
         };
-        if K <= FAST_DRAWS && !has_duplicate_draw::<K>(h) {
-            for j in 0..K {
-                set_bit(
-                    line,
-                    draw_from(draw_word(h, j / DRAWS_PER_WORD), j % DRAWS_PER_WORD),
-                );
-            }
-        } else {
-            let _ = for_each_distinct_probe(h, K, |pos| {
-                set_bit(line, pos);
-                ControlFlow::<()>::Continue(())
-            });
+        for j in 0..K {
+            set_bit(line, draw(h, j));
         }
     });
 }
 
 /// The queries for `params` (see [`Query`]): a filter of no blocks contains nothing.
-pub(crate) fn queries(params: &BlockedBloomParams) -> (Query, BatchQuery) {
+pub(crate) fn queries(params: &BlockedBloomParams) -> Queries {
     if params.num_blocks == 0 {
         return CONTAINS_NOTHING;
     }
-    select_probes!(params.num_probes, otherwise MAY_CONTAIN_ALL, query, query_batch)
+    let (single, batch): (Query, BatchQuery) = select_probes!(
+        params.num_probes,
+        otherwise(MAY_CONTAIN_ALL.single, MAY_CONTAIN_ALL.batch),
+        query,
+        query_batch
+    );
+    Queries {
+        single,
+        prefetch: prefetch_key,
+        batch,
+    }
 }
 
 /// Whether a key with hash `h` may be in the filter whose payload is `payload`, with `K` the probe count of
 /// `params`, validated against the payload by [`BlockedBloomParams::decode`].
 ///
-/// The hot path: one multiply for the block, one for the draws, `k` byte loads folded together without
-/// branches, then a single test. Any index that would fall outside `payload` (impossible after validation)
-/// answers "may contain".
+/// The hot path, kept to the fewest instructions: on a filter larger than the cache every query waits for its
+/// cache line, and the fewer instructions each query takes, the more queries the CPU's reorder buffer holds at
+/// once, so the more of those waits overlap (this is what the distinct draws cost: BENCHMARKS.md 4b). One multiply
+/// for the block, one bounds check (a block outside the payload, impossible after validation, answers "may
+/// contain"), one multiply for the draws, `K` byte tests in two halves ([`probe_line_halves`]).
 ///
-/// Both ends of the key's 64 bytes are prefetched first, as RocksDB does: on a filter larger than the cache the
-/// query waits for memory, and the prefetches start both lines (an unaligned block straddles two) before the
-/// draws are computed. Measured with `crates/side-by-side` (7 interleaved runs against RocksDB's FastLocalBloom,
-/// median of per-run ratios): misses at 10^7 keys went from 1.53× to 1.11× RocksDB's time, at 10^6 from 0.76×
-/// to 0.64×; hits at 10^6 from 1.31× to 1.14×.
+/// No prefetch: the `K` loads follow the block index within a few instructions and are issued together (an
+/// unaligned block's two cache lines at once), and the compiler scheduled a prefetch after them anyway. The
+/// batched path, which fetches many keys' lines before probing any, is where prefetching pays.
 fn query<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
     let KindParams::BlockedBloom(params) = params else {
         return true;
     };
-    let start = block_index(h, params.num_blocks) * BLOCK_BYTES;
-    prefetch(payload, start);
-    prefetch(payload, start + BLOCK_BYTES - 1);
-    cache_line(payload, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h))
+    cache_line(payload, params.num_blocks, h).is_none_or(|line| probe_line_halves::<K>(line, h))
 }
 
-/// [`query`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two).
-///
-/// Two passes, as RocksDB's batched `MayMatch`: the first prefetches every key's cache line (both ends of its 64
-/// bytes, which straddle two lines when the payload is not 64-byte aligned), so that all of them are fetched
-/// from memory at the same time; the second probes them, from L1 by then. A single query cannot overlap its
-/// memory latency with the next one's as well as this.
+/// Starts fetching the cache line of a key with hash `h` (both ends of its 64 bytes, which straddle two lines when
+/// the payload is not 64-byte aligned), for a batch: see [`Prefetch`](super::Prefetch).
+fn prefetch_key(params: &KindParams, payload: &[u8], h: u64) {
+    if let KindParams::BlockedBloom(params) = params
+        && let Some(line) = cache_line(payload, params.num_blocks, h)
+    {
+        prefetch(line, 0);
+        prefetch(line, BLOCK_BYTES - 1);
+    }
+}
+
+/// [`query`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two), whose
+/// cache lines [`prefetch_key`] has started fetching: by now they come from L1, or are on their way together.
 fn query_batch<const K: usize>(
     params: &KindParams,
     block: &[u8],
@@ -264,22 +279,19 @@ fn query_batch<const K: usize>(
         out.fill(true);
         return;
     };
-    let num_blocks = params.num_blocks;
-    for &h in hashes {
-        let start = block_index(h, num_blocks) * BLOCK_BYTES;
-        prefetch(block, start);
-        prefetch(block, start + BLOCK_BYTES - 1);
-    }
     for (answer, &h) in out.iter_mut().zip(hashes) {
-        *answer = cache_line(block, num_blocks, h).is_none_or(|line| probe_line::<K>(line, h));
+        *answer =
+            cache_line(block, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h));
     }
 }
 
 /// The cache line (64-byte block) of a hash inside the payload, which starts at offset 0 of `block`.
 #[inline(always)]
 fn cache_line(block: &[u8], num_blocks: u32, h: u64) -> Option<&[u8; BLOCK_BYTES]> {
-    let start = block_index(h, num_blocks) * BLOCK_BYTES;
-    block.get(start..start + BLOCK_BYTES)?.try_into().ok()
+    block
+        .as_chunks::<BLOCK_BYTES>()
+        .0
+        .get(block_index(h, num_blocks))
 }
 
 /// The block of a hash: fastrange over the upper 32 bits, leaving the lower bits' entropy to the remix.
@@ -289,8 +301,7 @@ fn block_index(h: u64, num_blocks: u32) -> usize {
 }
 
 /// The `i`-th 64-bit draw word of a hash: `h·MIX` for the first (the hot path: one multiplication), then the
-/// `i`-th output of splitmix64 seeded with `h` (Steele, Lea & Flood, 2014), whose inputs `h + i·MIX` are distinct
-/// and whose finalizer is a bijection, so consecutive words never repeat.
+/// `i`-th output of splitmix64 seeded with `h` (Steele, Lea & Flood, 2014), for keys with more than seven probes.
 #[inline(always)]
 fn draw_word(h: u64, i: usize) -> u64 {
     if i == 0 {
@@ -299,10 +310,12 @@ fn draw_word(h: u64, i: usize) -> u64 {
     splitmix64(h, i as u64)
 }
 
-/// The `i`-th draw (a bit position in `0..512`) inside a draw word: 9 bits, most significant first.
+/// Draw `j` of a hash (a bit position in `0..512`): 9-bit lane `j % 7` of draw word `j / 7`, most significant
+/// first. Inside a loop over `j` with a compile-time bound, the word is computed once per seven draws.
 #[inline(always)]
-fn draw_from(word: u64, i: usize) -> usize {
-    (word >> (64 - 9 * (i + 1))) as usize & (BLOCK_BITS as usize - 1)
+fn draw(h: u64, j: usize) -> usize {
+    let word = draw_word(h, j / DRAWS_PER_WORD);
+    (word >> (64 - 9 * (j % DRAWS_PER_WORD + 1))) as usize & (BLOCK_BITS as usize - 1)
 }
 
 #[inline(always)]
@@ -312,84 +325,37 @@ fn set_bit(block: &mut [u8; BLOCK_BYTES], pos: usize) {
     }
 }
 
-/// Calls `f` with the key's first `probes` distinct draws, in order, stopping early if `f` breaks. This is the
-/// definition of which bits a key owns; the builder and the exact query path both go through it.
-fn for_each_distinct_probe<B>(
-    h: u64,
-    probes: usize,
-    f: impl FnMut(usize) -> ControlFlow<B>,
-) -> ControlFlow<B> {
-    for_each_distinct_probe_within(h, probes, MAX_DRAW_WORDS, f)
-}
-
-/// [`for_each_distinct_probe`] with the number of draw words before the deterministic fill as a parameter, so
-/// tests can reach the fill.
-fn for_each_distinct_probe_within<B>(
-    h: u64,
-    probes: usize,
-    max_words: usize,
-    mut f: impl FnMut(usize) -> ControlFlow<B>,
-) -> ControlFlow<B> {
-    // Plain loops rather than an iterator chain: this is the exact path of ~3 % of hits and of every key with
-    // more than 14 probes, and a chain of adapters cost several times the work it does.
-    let mut seen = [0u64; (BLOCK_BITS / 64) as usize];
-    let mut found = 0;
-    for i in 0..max_words {
-        let word = draw_word(h, i);
-        for j in 0..DRAWS_PER_WORD {
-            if found == probes {
-                return ControlFlow::Continue(());
-            }
-            let pos = draw_from(word, j);
-            if first_time(&mut seen, pos) {
-                found += 1;
-                f(pos)?;
-            }
-        }
-    }
-    // The fill: every position in order; already-taken ones are skipped.
-    for pos in 0..BLOCK_BITS as usize {
-        if found == probes {
-            break;
-        }
-        if first_time(&mut seen, pos) {
-            found += 1;
-            f(pos)?;
-        }
-    }
-    ControlFlow::Continue(())
-}
-
-/// Marks `pos` in `seen`; whether it was not marked before.
-#[inline(always)]
-fn first_time(seen: &mut [u64; (BLOCK_BITS / 64) as usize], pos: usize) -> bool {
-    let (lane, bit) = (pos >> 6, 1u64 << (pos & 63));
-    match seen.get_mut(lane) {
-        Some(seen) if *seen & bit == 0 => {
-            *seen |= bit;
-            true
-        }
-        _ => false,
-    }
-}
-
-/// The query for a cache line with a compile-time probe count `K` (see the module docs for why the first `K`
-/// draws suffice to reject). The bits are combined arithmetically, not with `&&`, so that a miss costs no
-/// mispredicted branch per probe.
+/// The query for a cache line with a compile-time probe count `K`: whether all of the key's `K` draws are set.
+/// The bits are combined arithmetically, not with `&&`, so that a miss costs no mispredicted branch per probe.
 #[inline(always)]
 fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
+    draws_set(line, h, 0..K) != 0
+}
+
+/// [`probe_line`] for a single query: the first half of the draws, then one branch (a clear bit answers
+/// "absent" at once), then the second half. A key that is not in the filter finds a clear bit among the first
+/// three of six draws nine times in ten (each bit is set with probability about 0.46 at 10 bits/key), so on a
+/// miss the CPU runs half the probe instructions and goes on to the next query sooner, with more of the queries'
+/// cache misses in flight at once; the branch is predictable in a stream of mostly misses or mostly hits. Measured
+/// with `crates/side-by-side` (7 and 9 interleaved runs, median ratios to RocksDB's FastLocalBloom): at 10^7 keys,
+/// misses 1.21× → 0.95× and hits 1.08× → 0.78×; at 10^6, misses 0.63× → 0.55×. A branch after every draw, as in
+/// RocksDB, was faster still on misses at 10^7 (0.81×) but slower at 10^6 (0.84×), where the line comes from the
+/// L3 cache and the mispredicted branches cost more than they overlap. The batched query keeps [`probe_line`]: its
+/// lines are in L1 by then, and a branch could only mispredict.
+#[inline(always)]
+fn probe_line_halves<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
+    let half = K.div_ceil(2);
+    draws_set(line, h, 0..half) != 0 && draws_set(line, h, half..K) != 0
+}
+
+/// 1 if draws `draws` of the key with hash `h` are all set in `line`, else 0, without branches.
+#[inline(always)]
+fn draws_set(line: &[u8; BLOCK_BYTES], h: u64, draws: core::ops::Range<usize>) -> u8 {
     let mut all_set = 1u8;
-    for j in 0..K {
-        let word = draw_word(h, j / DRAWS_PER_WORD);
-        all_set &= bit_at(line, draw_from(word, j % DRAWS_PER_WORD));
+    for j in draws {
+        all_set &= bit_at(line, draw(h, j));
     }
-    if all_set == 0 {
-        return false;
-    }
-    if K <= FAST_DRAWS && !has_duplicate_draw::<K>(h) {
-        return true;
-    }
-    exact_probe(line, h, K)
+    all_set
 }
 
 /// Bit `pos` of a line as 0 or 1.
@@ -398,252 +364,91 @@ fn bit_at(line: &[u8; BLOCK_BYTES], pos: usize) -> u8 {
     line.get(pos >> 3).map_or(1, |byte| byte >> (pos & 7) & 1)
 }
 
-/// Probe counts up to which the common case (no repeated draw) skips the exact path: the draws of two words.
-/// Beyond, every key takes the exact path (24 probes at most, at 30+ bits/key).
-const FAST_DRAWS: usize = 2 * DRAWS_PER_WORD;
-
-/// Whether two of the first `K ≤ 14` draws of `h` are equal, branch-free: the first 7 are the 9-bit lanes of draw
-/// word 0, the next 7 those of word 1; repeats are looked for inside each word and across the two. Measured (the
-/// sweep in BENCHMARKS.md 4b): with only word 0 checked, every hit at `K ≥ 8` took the exact path, 1.65–2.88×
-/// RocksDB's hit time at 14–24 bits/key.
-#[inline(always)]
-fn has_duplicate_draw<const K: usize>(h: u64) -> bool {
-    let first = K.min(DRAWS_PER_WORD);
-    let word = draw_word(h, 0);
-    if repeats_within(word, first) {
-        return true;
-    }
-    if K <= DRAWS_PER_WORD {
-        return false;
-    }
-    let second = K - DRAWS_PER_WORD;
-    let next = draw_word(h, 1);
-    repeats_within(next, second) || repeats_across(word, first, next, second)
-}
-
-/// The first `n ≤ 7` draws of `word` as `n` 9-bit lanes (lowest lane last), with the masks of every lane's lowest
-/// and highest bit.
-#[inline(always)]
-fn lanes(word: u64, n: usize) -> (u64, u64, u64, u64) {
-    let width = 9 * n as u32;
-    let lanes = word.checked_shr(64 - width).unwrap_or(0);
-    let full = if width == 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    let low = full / 0x1ff; // 0b…000000001_000000001: the lowest bit of every lane
-    (lanes, full, low, low << 8)
-}
-
-/// Which lanes of `diff` are zero, as their highest bits: the usual borrow trick (`(z - 0x..001) & !z & 0x..100`),
-/// which may mark a lane above a zero lane as well but never marks one when no lane is zero.
-#[inline(always)]
-fn zero_lanes(diff: u64, low: u64, high: u64) -> u64 {
-    diff.wrapping_sub(low) & !diff & high
-}
-
-/// Whether two of the first `n ≤ 7` draws of `word` are equal: XOR-ing the lanes with the lanes rotated by `d`
-/// makes a lane zero exactly where draws `d` apart are equal, and rotations by `1..=n/2` cover every pair.
-#[inline(always)]
-fn repeats_within(word: u64, n: usize) -> bool {
-    let (lanes, full, low, high) = lanes(word, n);
-    let width = 9 * n as u32;
-    let mut zero = 0u64;
-    let mut d = 1;
-    while d <= n / 2 {
-        let shift = 9 * d as u32;
-        let rotated = ((lanes >> shift) | (lanes << (width - shift))) & full;
-        zero |= zero_lanes(lanes ^ rotated, low, high);
-        d += 1;
-    }
-    zero != 0
-}
-
-/// Whether one of the first `m` draws of `b` equals one of the first `n ≤ 7` draws of `a`: each draw of `b`,
-/// copied into every lane, is compared with all lanes of `a` at once.
-#[inline(always)]
-fn repeats_across(a: u64, n: usize, b: u64, m: usize) -> bool {
-    let (lanes, _, low, high) = lanes(a, n);
-    let mut zero = 0u64;
-    for j in 0..m {
-        let copies = draw_from(b, j) as u64 * low;
-        zero |= zero_lanes(lanes ^ copies, low, high);
-    }
-    zero != 0
-}
-
-/// The exact query: all of the key's distinct draws are set. Kept out of line: it is rare (3 % of hits at
-/// `K = 6`), and inlined into every probe count it would bloat the hot path's code.
-#[cold]
-#[inline(never)]
-fn exact_probe(block: &[u8; BLOCK_BYTES], h: u64, probes: usize) -> bool {
-    exact_probe_within(block, h, probes, MAX_DRAW_WORDS)
-}
-
-/// [`exact_probe`] with the number of draw words before the fill as a parameter, so tests can query through the
-/// fill.
-fn exact_probe_within(block: &[u8; BLOCK_BYTES], h: u64, probes: usize, max_words: usize) -> bool {
-    for_each_distinct_probe_within(h, probes, max_words, |pos| {
-        if bit_at(block, pos) == 1 {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
-    })
-    .is_continue()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn key_bits_are_exactly_k_distinct_positions() {
-        for probes in [1usize, 6, 7, 8, 16, 24] {
-            for h in (0..2000u64).map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D)) {
-                let mut seen = Vec::new();
-                let _ = for_each_distinct_probe(h, probes, |pos| {
-                    assert!(pos < 512);
-                    assert!(!seen.contains(&pos));
-                    seen.push(pos);
-                    ControlFlow::<()>::Continue(())
-                });
-                assert_eq!(seen.len(), probes);
-            }
-        }
+    /// Draw `j` as FORMAT.md 4.2 states it, written out independently of [`draw`].
+    fn documented_draw(h: u64, j: u64) -> usize {
+        let word = if j < 7 {
+            h.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        } else {
+            let mut z = h.wrapping_add((j / 7).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        ((word >> (64 - 9 * (j % 7 + 1))) & 511) as usize
     }
 
-    #[test]
-    fn every_hash_gets_its_bits_even_degenerate_ones() {
-        // Hash 0 makes the first word 0 (all seven draws equal): later words must still supply the bits.
-        for h in [0u64, u64::MAX, 1 << 63, MIX] {
-            let mut n = 0;
-            let _ = for_each_distinct_probe(h, usize::from(BlockedBloomParams::MAX_PROBES), |_| {
-                n += 1;
-                ControlFlow::<()>::Continue(())
-            });
-            assert_eq!(
-                n,
-                usize::from(BlockedBloomParams::MAX_PROBES),
-                "hash {h:#x}"
+    fn built_line<const K: usize>(h: u64) -> [u8; BLOCK_BYTES] {
+        let mut lines = [[0u8; BLOCK_BYTES]];
+        set_key_bits::<K>(&mut lines, 1, core::iter::once(h));
+        lines[0]
+    }
+
+    fn set_positions(line: &[u8; BLOCK_BYTES]) -> Vec<usize> {
+        (0..BLOCK_BITS as usize)
+            .filter(|&p| bit_at(line, p) == 1)
+            .collect()
+    }
+
+    /// A key's bits are exactly its first `K` draws (with repeats collapsed), and both probes (the batch's and the
+    /// single query's) answer "may contain" for its own line and "absent" as soon as any one of those bits is
+    /// cleared.
+    fn check_key_bits<const K: usize>(h: u64) -> bool {
+        let line = built_line::<K>(h);
+        let mut want: Vec<usize> = (0..K as u64).map(|j| documented_draw(h, j)).collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(set_positions(&line), want, "K = {K}, h = {h:#x}");
+        assert!(probe_line::<K>(&line, h), "K = {K}, h = {h:#x}");
+        assert!(probe_line_halves::<K>(&line, h), "K = {K}, h = {h:#x}");
+        for &pos in &want {
+            let mut cleared = line;
+            cleared[pos / 8] ^= 1 << (pos % 8);
+            assert!(
+                !probe_line::<K>(&cleared, h),
+                "K = {K}, h = {h:#x}, bit {pos}"
+            );
+            assert!(
+                !probe_line_halves::<K>(&cleared, h),
+                "K = {K}, h = {h:#x}, bit {pos}"
             );
         }
+        want.len() < K
     }
 
     #[test]
-    fn the_deterministic_fill_completes_a_short_draw_sequence() {
-        // With one draw word allowed, hash 0 draws position 0 seven times; the fill supplies 1, 2, 3, ….
-        let mut bits = Vec::new();
-        let _ = for_each_distinct_probe_within(0, 5, 1, |pos| {
-            bits.push(pos);
-            ControlFlow::<()>::Continue(())
-        });
-        assert_eq!(bits, [0, 1, 2, 3, 4]);
-        // A line built through the fill answers "may contain" to the query through the fill, and "absent" as soon
-        // as any one of the key's bits is clear: the query really walks the same sequence, fill included.
-        for h in [0u64, 12_345, u64::MAX] {
-            for probes in [5usize, 8, 24] {
-                let mut line = [0u8; BLOCK_BYTES];
-                let _ = for_each_distinct_probe_within(h, probes, 1, |pos| {
-                    set_bit(&mut line, pos);
-                    ControlFlow::<()>::Continue(())
-                });
-                let owned: Vec<usize> = (0..BLOCK_BITS as usize)
-                    .filter(|&p| bit_at(&line, p) == 1)
-                    .collect();
-                assert_eq!(owned.len(), probes, "hash {h:#x}, {probes} probes");
-                assert!(
-                    exact_probe_within(&line, h, probes, 1),
-                    "hash {h:#x}, {probes} probes"
-                );
-                for &pos in &owned {
-                    line[pos / 8] ^= 1 << (pos % 8);
-                    assert!(
-                        !exact_probe_within(&line, h, probes, 1),
-                        "hash {h:#x}: bit {pos} clear"
-                    );
-                    line[pos / 8] ^= 1 << (pos % 8);
-                }
-            }
+    fn key_bits_are_its_first_k_draws() {
+        let mut repeated = 0;
+        for h in (0..3000u64)
+            .map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D))
+            .chain([0, u64::MAX, 1 << 63, MIX])
+        {
+            check_key_bits::<1>(h);
+            check_key_bits::<2>(h);
+            check_key_bits::<3>(h);
+            repeated += usize::from(check_key_bits::<6>(h));
+            check_key_bits::<7>(h);
+            check_key_bits::<8>(h);
+            check_key_bits::<14>(h);
+            check_key_bits::<15>(h);
+            check_key_bits::<24>(h);
         }
+        // About 3 % of hashes repeat a draw among 6; hash 0 repeats all of them. The test must have seen some.
+        assert!(repeated > 30, "{repeated}");
     }
 
     #[test]
-    fn first_k_draws_are_a_subset_of_the_key_bits() {
-        // The property the fast query path relies on to reject without deduplicating.
-        for h in (0..5000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i) {
-            let mut bits = Vec::new();
-            let _ = for_each_distinct_probe(h, 6, |pos| {
-                bits.push(pos);
-                ControlFlow::<()>::Continue(())
-            });
-            for j in 0..6 {
-                assert!(bits.contains(&draw_from(draw_word(h, 0), j)));
-            }
-        }
-    }
-
-    #[test]
-    fn duplicate_detector_matches_a_pairwise_comparison() {
-        fn pairwise<const K: usize>(h: u64) -> bool {
-            let draws: Vec<usize> = (0..K)
-                .map(|j| draw_from(draw_word(h, j / DRAWS_PER_WORD), j % DRAWS_PER_WORD))
-                .collect();
-            (0..K).any(|a| (a + 1..K).any(|b| draws[a] == draws[b]))
-        }
-        fn check<const K: usize>(h: u64) -> bool {
-            let dup = pairwise::<K>(h);
-            assert_eq!(has_duplicate_draw::<K>(h), dup, "K = {K}, h = {h:#x}");
-            dup
-        }
-        let (mut dups6, mut dups14) = (0, 0);
-        for i in 0..200_000u64 {
-            let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ (i << 3);
-            check::<1>(h);
-            check::<2>(h);
-            dups6 += usize::from(check::<6>(h));
-            check::<7>(h);
-            check::<8>(h);
-            check::<9>(h);
-            check::<11>(h);
-            check::<13>(h);
-            dups14 += usize::from(check::<14>(h));
-        }
-        // About 3 % of random hashes repeat a draw among 6 (15 pairs of 512 positions), about 16 % among 14 (91
-        // pairs): make sure the test saw many.
-        assert!(dups6 > 3000 && dups14 > 20_000, "{dups6} {dups14}");
-        // Forced repeats in every lane pair of one word.
-        for a in 0..7 {
-            for b in a + 1..7 {
-                let mut word = 0u64;
-                for j in 0..7 {
-                    let v = if j == b { 100 + a } else { 100 + j };
-                    word |= (v as u64) << (64 - 9 * (j + 1));
-                }
-                assert!(repeats_within(word, 7), "lanes {a} and {b}");
-                assert!(
-                    !repeats_within(word, b),
-                    "lanes {a} and {b}: not among the first {b}"
-                );
-            }
-        }
-        // Forced repeats across the two words, at every pair of lanes.
-        for a in 0..7 {
-            for b in 0..7 {
-                let (mut first, mut second) = (0u64, 0u64);
-                for j in 0..7 {
-                    first |= ((100 + j) as u64) << (64 - 9 * (j + 1));
-                    let v = if j == b { 100 + a } else { 200 + j };
-                    second |= (v as u64) << (64 - 9 * (j + 1));
-                }
-                assert!(repeats_across(first, 7, second, b + 1), "lanes {a} and {b}");
-                assert!(
-                    !repeats_across(first, 7, second, b),
-                    "lanes {a} and {b}: second word cut before"
-                );
-            }
-        }
+    fn a_hash_whose_draws_all_repeat_sets_and_finds_one_bit() {
+        // Hash 0 makes the first word 0: its first seven draws are all bit 0.
+        assert_eq!(set_positions(&built_line::<6>(0)), [0]);
+        let mut line = [0u8; BLOCK_BYTES];
+        line[0] = 1;
+        assert!(probe_line::<6>(&line, 0) && probe_line_halves::<6>(&line, 0));
+        assert!(!probe_line::<6>(&[0u8; BLOCK_BYTES], 0));
+        assert!(!probe_line_halves::<6>(&[0u8; BLOCK_BYTES], 0));
     }
 
     #[test]
@@ -658,5 +463,21 @@ mod tests {
         let mut reserved = p.encode();
         reserved[15] = 1;
         assert!(BlockedBloomParams::decode(&reserved, 192, 10).is_err());
+        // The pre-release derivation (distinct draws, byte 1 = 0) is read; unknown ones are refused.
+        let mut distinct = p.encode();
+        distinct[1] = 0;
+        assert_eq!(BlockedBloomParams::decode(&distinct, 192, 10), Ok(p));
+        for derivation in [2u8, 3, 255] {
+            let mut other = p.encode();
+            other[1] = derivation;
+            assert_eq!(
+                BlockedBloomParams::decode(&other, 192, 10),
+                Err(Error::BadParams {
+                    kind: Some(FilterKind::BlockedBloom),
+                    field: "probe derivation",
+                    value: u64::from(derivation),
+                })
+            );
+        }
     }
 }

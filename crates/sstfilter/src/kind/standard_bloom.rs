@@ -14,7 +14,7 @@
 //! Bit `p` is bit `p % 8` of payload byte `p / 8`, which is also bit `p % 64` of little-endian 64-bit word
 //! `p / 64`: the in-memory filter keeps `u64` words and serialises them with `to_le_bytes`.
 
-use super::{BatchQuery, KindParams, Query, check_reserved};
+use super::{KindParams, Queries, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
@@ -214,7 +214,11 @@ pub(crate) fn build(
 
 /// The queries of every StandardBloom filter (see [`Query`]): its probe count is not worth a constant, the
 /// probes being spread over the whole array anyway.
-pub(crate) const QUERIES: (Query, BatchQuery) = (query, query_batch);
+pub(crate) const QUERIES: Queries = Queries {
+    single: query,
+    prefetch: prefetch_key,
+    batch: query_batch,
+};
 
 /// Whether a key with hash `h` may be in the filter whose payload is `block`, with `params` validated against it
 /// by [`StandardBloomParams::decode`]. A position outside `block` (impossible after validation) answers "may
@@ -235,19 +239,22 @@ fn may_contain(block: &[u8], params: &StandardBloomParams, h: u64) -> bool {
     })
 }
 
-/// [`query`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two): first
-/// every probed line of every key is prefetched, so that the misses of all of them overlap, then each key is
-/// probed.
+/// Starts fetching every line a key with hash `h` probes, for a batch: see [`Prefetch`](super::Prefetch).
+fn prefetch_key(params: &KindParams, block: &[u8], h: u64) {
+    if let KindParams::StandardBloom(params) = params {
+        for pos in params.probes(h) {
+            prefetch(block, (pos >> 3) as usize);
+        }
+    }
+}
+
+/// [`query`] for every hash of `hashes`, into the matching slot of `out` (up to the shorter of the two), whose
+/// probed lines [`prefetch_key`] has started fetching, so that the misses of all of them overlap.
 fn query_batch(params: &KindParams, block: &[u8], hashes: &[u64], out: &mut [bool]) {
     let KindParams::StandardBloom(params) = params else {
         out.fill(true);
         return;
     };
-    for &h in hashes {
-        for pos in params.probes(h) {
-            prefetch(block, (pos >> 3) as usize);
-        }
-    }
     for (answer, &h) in out.iter_mut().zip(hashes) {
         *answer = may_contain(block, params, h);
     }

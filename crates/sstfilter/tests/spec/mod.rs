@@ -167,7 +167,10 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
 /// Section 4.2's parameter table and payload rules.
 fn blocked_bloom_params(p: &[u8], payload_len: u64, num_keys: u64) -> Result<Kind, Refusal> {
     let k = u32::from(p[0]);
-    if p[1..16].iter().any(|&b| b != 0) {
+    if p[1] > 1 {
+        return Err(Refusal::BadParams("probe derivation"));
+    }
+    if p[2..16].iter().any(|&b| b != 0) {
         return Err(Refusal::BadParams("reserved parameter byte"));
     }
     if !(1..=24).contains(&k) {
@@ -762,36 +765,24 @@ impl SpecRange {
     }
 }
 
-/// Section 4.2, steps 2–4: the `k` bits of a key in its block, in the order they are found.
+/// Section 4.2, steps 2–4: the `k` draws of a key in its block (with replacement: repeats are kept).
 pub fn blocked_bloom_bits(h: u64, k: u32) -> Vec<u32> {
     const GOLDEN: u128 = 0x9E37_79B9_7F4A_7C15;
     const M: u128 = 1 << 64;
-    let mix = |z: u128| {
-        let z = ((z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9) % M;
-        let z = ((z ^ (z >> 27)) * 0x94D0_49BB_1331_11EB) % M;
-        z ^ (z >> 31)
-    };
     let h = u128::from(h);
-    let words = (0..64u128).map(|i| {
+    let word = |i: u128| {
         if i == 0 {
             (h * GOLDEN) % M
         } else {
             mix((h + i * GOLDEN) % M)
         }
-    });
-    let draws =
-        words.flat_map(|x| (0..7u32).map(move |j| ((x >> (64 - 9 * (j + 1))) & 511) as u32));
-    let sequence = draws.chain(0..512);
-    let mut bits: Vec<u32> = Vec::new();
-    for value in sequence {
-        if bits.len() == k as usize {
-            break;
-        }
-        if !bits.contains(&value) {
-            bits.push(value);
-        }
-    }
-    bits
+    };
+    (0..k)
+        .map(|j| {
+            let x = word(u128::from(j / 7));
+            ((x >> (64 - 9 * (j % 7 + 1))) & 511) as u32
+        })
+        .collect()
 }
 
 /// Section 8: a partition index entry, with its separator.

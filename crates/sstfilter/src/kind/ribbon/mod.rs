@@ -28,7 +28,7 @@ mod plan;
 mod row;
 mod solution;
 
-use super::{BatchQuery, KindParams, Query, check_reserved};
+use super::{BatchQuery, KindParams, Queries, Query, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
@@ -192,13 +192,18 @@ impl RibbonParams {
 
 /// The queries for `params` (see [`Query`]), with the widest block's column count as a constant. Column counts
 /// above 24 (rates below 2^-24) share the [`WIDEST`] instance.
-pub(crate) fn queries(params: &RibbonParams) -> (Query, BatchQuery) {
-    select_probes!(
+pub(crate) fn queries(params: &RibbonParams) -> Queries {
+    let (single, batch): (Query, BatchQuery) = select_probes!(
         params.shape.max_columns(),
         otherwise(query::<WIDEST>, query_batch::<WIDEST>),
         query,
         query_batch
-    )
+    );
+    Queries {
+        single,
+        prefetch: prefetch_key,
+        batch,
+    }
 }
 
 /// Whether a key with hash `h` may be in `block`, the payload of a Ribbon filter with `params` (the query a
@@ -217,41 +222,33 @@ pub(crate) fn may_contain_batch(
     out: &mut [bool],
 ) {
     let params = KindParams::Ribbon(*params);
-    (params.queries().1)(&params, block, hashes, out);
+    let queries = params.queries();
+    for &h in hashes {
+        (queries.prefetch)(&params, block, h);
+    }
+    (queries.batch)(&params, block, hashes, out);
 }
 
-/// The batched query with the shape's column count `M` as a constant.
-///
-/// Each group of hashes is processed in two passes: the first locates every key's row and prefetches each cache
-/// line the probe will read, so that all of them are fetched from memory at the same time; the second probes,
-/// from the L1 cache. A single query cannot overlap its misses with the next one's this well.
+/// Starts fetching the solution lines a key's probe reads (the shard directory, a few bytes a shard, stays in
+/// the cache), for a batch: see [`Prefetch`](super::Prefetch).
+fn prefetch_key(params: &KindParams, block: &[u8], h: u64) {
+    if let KindParams::Ribbon(params) = params
+        && let Some((equation, solution)) = locate(block, params, h)
+    {
+        solution::prefetch_span(&params.shape, solution, equation.start);
+    }
+}
+
+/// The batched query with the shape's column count `M` as a constant: the single query for each hash, whose
+/// lines [`prefetch_key`] has started fetching, so that the misses of all of them overlap.
 fn query_batch<const M: usize>(
     params: &KindParams,
     block: &[u8],
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    let KindParams::Ribbon(params) = params else {
-        out.fill(true);
-        return;
-    };
-    const GROUP: usize = 16;
-    for (hashes, out) in hashes.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
-        let mut located = [None; GROUP];
-        for (place, &h) in located.iter_mut().zip(hashes) {
-            *place = locate(block, params, h);
-            if let Some((equation, solution)) = place {
-                solution::prefetch_span::<M>(&params.shape, solution, equation.start);
-            }
-        }
-        for ((answer, place), &h) in out.iter_mut().zip(located).zip(hashes) {
-            *answer = match place {
-                Some((equation, solution)) => {
-                    solution::probe::<M>(&params.shape, solution, &equation)
-                }
-                None => !block_holds_no_key(block, params, h),
-            };
-        }
+    for (answer, &h) in out.iter_mut().zip(hashes) {
+        *answer = query::<M>(params, block, h);
     }
 }
 

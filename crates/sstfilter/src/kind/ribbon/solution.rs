@@ -166,21 +166,23 @@ fn spanned_blocks(shape: &Shape, block: u64) -> [u64; 3] {
     [first, second, second + u64::from(shape.columns(block + 1))]
 }
 
-/// Prefetches each cache line that [`probe`] reads for a row starting at `start`: issued for many keys before
-/// probing them, the prefetches overlap their cache misses.
+/// Prefetches each cache line that [`probe`] reads for a row starting at `start` (the first words of three
+/// blocks, up to the widest block's column count): issued for many keys before probing them, the prefetches
+/// overlap their cache misses.
 #[inline(always)]
-pub(crate) fn prefetch_span<const M: usize>(shape: &Shape, solution: &[u8], start: u64) {
+pub(crate) fn prefetch_span(shape: &Shape, solution: &[u8], start: u64) {
+    let columns = shape.max_columns() as usize;
     let [first, _, third] = spanned_blocks(shape, start / BLOCK_SLOTS);
     let byte = |word: u64| {
         usize::try_from(word)
             .ok()
             .and_then(|w| w.checked_mul(WORD_BYTES))
     };
-    let (Some(from), Some(to)) = (byte(first), byte(third + M as u64)) else {
+    let (Some(from), Some(to)) = (byte(first), byte(third + columns as u64)) else {
         return;
     };
-    // The words span at most `3·M·8` bytes: one prefetch per 64 bytes and one at the end reach every line.
-    for line in 0..(3 * M * WORD_BYTES).div_ceil(CACHE_LINE) {
+    // The words span at most `3·columns·8` bytes: one prefetch per 64 bytes and one at the end reach every line.
+    for line in 0..(3 * columns * WORD_BYTES).div_ceil(CACHE_LINE) {
         let at = from + line * CACHE_LINE;
         if at < to {
             prefetch(solution, at);
@@ -361,8 +363,8 @@ mod tests {
             };
             let _ = probe::<9>(&l, &solution, &equation);
             let _ = probe::<9>(&l, &[], &equation);
-            prefetch_span::<9>(&l, &solution, start);
-            prefetch_span::<9>(&l, &[], start);
+            prefetch_span(&l, &solution, start);
+            prefetch_span(&l, &[], start);
         }
     }
 }
