@@ -12,12 +12,11 @@
 //!   sets fewer than `k` bits. The query tests the same `k` draws.
 //!
 //! Why with replacement (the scheme of RocksDB's FastLocalBloom) and not `k` distinct draws, which this crate
-//! used before its first release: distinct draws lower the false-positive rate by about 1 % relative (0.957 %
-//! against 0.968 % at 10 bits/key), but a hit must then find out whether two of its first draws were equal, and
-//! on filters larger than the cache that check cost a third of the hit time: a query's instructions decide how
-//! many queries the CPU keeps in flight while their cache lines come from memory (BENCHMARKS.md 4b). With
-//! replacement, a query is one multiplication, `k` byte tests folded together without branches, and nothing
-//! else, and the rate is RocksDB's own.
+//! used before its first release: distinct draws lower the false-positive rate by about 1 % relative (0.955 %
+//! against 0.966 % at 10 bits/key, exactly), but a hit must then find out whether two of its first draws were
+//! equal, and on filters larger than the cache that check cost a third of the hit time: a query's instructions
+//! decide how many queries the CPU keeps in flight while their cache lines come from memory (BENCHMARKS.md 4b).
+//! With replacement, a query is one multiplication and `k` byte tests, and the rate is RocksDB's own.
 //!
 //! Bits are addressed byte-wise (bit `p` of a block is bit `p % 8` of byte `p / 8`), so the layout is
 //! independent of the host's endianness.
