@@ -152,6 +152,13 @@ fn main() {
 }
 
 /// The three query phases: (hit ns, miss ns, false positives, batched miss ns or -1).
+///
+/// Never inlined, so that each buffer type's timed loops sit at the start of a function of their own rather than
+/// wherever they fall inside `main`: with this function inlined, `FilterBlock<AlignedBlock>`'s miss loop took twice
+/// the plain `Vec`'s time in every run on one machine, and the same aligned bytes queried through another wrapper
+/// type, or through this function not inlined, took the plain block's time (BENCHMARKS.md 4b). The placement of a
+/// latency-bound loop's code, not the block's, made the difference.
+#[inline(never)]
 fn queries<B: AsRef<[u8]>>(
     filters: &[FilterBlock<B>],
     present: &[u8],
