@@ -30,9 +30,9 @@ use core::fmt;
 /// ```
 ///
 /// Any alignment reads correctly; this one puts each key's 64 bytes in one cache line. What that is worth depends
-/// on the machine: BENCHMARKS.md 4b has aligned and plain blocks side by side, and one case where this buffer
-/// was slower that alignment does not explain. (Aligning needs no `unsafe`: the buffer is allocated 63 bytes longer
-/// and the block starts at the first aligned byte in it. It never grows, so it never moves.)
+/// on the machine: BENCHMARKS.md 4b has aligned and plain blocks side by side. (Aligning needs no `unsafe`: the
+/// buffer is allocated 63 bytes longer and the block starts at the first aligned byte in it. It never grows, so it
+/// never moves.)
 pub struct AlignedBlock {
     buf: Vec<u8>,
     start: usize,
