@@ -34,6 +34,10 @@ fi
 cargo build --release -p sstfilter-side-by-side
 ours=target/release/side_by_side
 
+# The ratios depend on the machine (how large its caches are beside the filter: BENCHMARKS.md 4b), so say which.
+echo "machine: $(nproc) CPUs; $(lscpu | sed -n 's/^Model name: *//p' | head -1);" \
+    "$(lscpu | sed -n 's/^\(L[123][di]* cache\): *\(.*\)/\1 \2/p' | paste -sd ';' -)"
+
 log=$(mktemp)
 for run in $(seq 1 "$RUNS"); do
     for n in $SIZES; do
