@@ -13,7 +13,7 @@ use core::ops::Bound;
 
 /// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
 /// enough to live on the stack.
-const BATCH: usize = 32;
+pub(crate) const BATCH: usize = 32;
 
 /// A filter block opened over its bytes, which it borrows or owns without copying: `&[u8]`, `Vec<u8>`,
 /// `bytes::Bytes`, a memory map — anything that is `AsRef<[u8]>`.

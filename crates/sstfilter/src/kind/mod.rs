@@ -92,7 +92,8 @@ pub(crate) type BatchQuery = fn(&KindParams, &[u8], &[u64], &mut [bool]);
 /// it for each key of a group as soon as the key is hashed, then answer the group with the [`BatchQuery`]: the
 /// fetches of all the keys overlap each other and the hashing of the next ones. (Prefetching in a separate pass
 /// after hashing the whole group was measured at 1.6× RocksDB's batched time on unaligned BlockedBloom blocks
-/// at 10^7 keys, against 0.8× this way; BENCHMARKS.md 4b.)
+/// at 10^7 keys, against 0.8× this way; BENCHMARKS.md 4b.) A kind for which finding a key's lines is most of its
+/// query (Ribbon: shard, seed, equation) fetches in its [`BatchQuery`] instead, where it keeps what it found.
 pub(crate) type Prefetch = fn(&KindParams, &[u8], u64);
 
 /// The queries of one kind with one probe (or column) count, chosen once when a block is opened.
@@ -106,8 +107,8 @@ pub(crate) struct Queries {
     pub(crate) batch: BatchQuery,
 }
 
-/// A [`Prefetch`] for queries that read nothing worth fetching early.
-const PREFETCH_NOTHING: Prefetch = |_, _, _| {};
+/// A [`Prefetch`] for queries that read nothing worth fetching early, or that fetch in their batch query.
+pub(crate) const PREFETCH_NOTHING: Prefetch = |_, _, _| {};
 
 /// The queries that answer "may contain" for everything (parameters that cannot be probed).
 pub(crate) const MAY_CONTAIN_ALL: Queries = Queries {

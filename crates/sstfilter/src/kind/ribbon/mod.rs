@@ -28,10 +28,11 @@ mod plan;
 mod row;
 mod solution;
 
-use super::{BatchQuery, KindParams, Queries, Query, check_reserved};
+use super::{BatchQuery, KindParams, PREFETCH_NOTHING, Queries, Query, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
+use crate::reader::BATCH;
 use crate::tag::FilterKind;
 pub(crate) use build::build;
 pub(crate) use directory::len as directory_len;
@@ -201,7 +202,7 @@ pub(crate) fn queries(params: &RibbonParams) -> Queries {
     );
     Queries {
         single,
-        prefetch: prefetch_key,
+        prefetch: PREFETCH_NOTHING,
         batch,
     }
 }
@@ -229,32 +230,42 @@ pub(crate) fn may_contain_batch(
     (queries.batch)(&params, block, hashes, out);
 }
 
-/// Starts fetching the solution lines a key's probe reads (the shard directory, a few bytes a shard, stays in
-/// the cache), for a batch: see [`Prefetch`](super::Prefetch).
+/// The batched query with the shape's column count `M` as a constant, [`BATCH`] keys at a time: each key is
+/// located (its shard, seed and equation), its solution lines are prefetched (the shard directory, a few bytes a
+/// shard, stays in the cache), and its equation is kept; then each kept equation is probed, by then with its lines
+/// in the cache or on their way together.
 ///
-/// It locates the key a second time (the batch locates it again to probe), which costs: on a machine where a
-/// filter of 10^6 or 10^7 keys is answered from the L3 cache, batches without this prefetch took 0.79× and 0.75×
-/// RocksDB's batched time against 1.07× and 0.96× with it. Where the filter is in memory it is what makes batches
-/// fast: 0.55× at 10^7 keys on a machine with less cache, 0.33× at 10^8 on the first one (BENCHMARKS.md 4b). A
-/// store's filters live in a block cache much larger than L3, so it stays.
-fn prefetch_key(params: &KindParams, block: &[u8], h: u64) {
-    if let KindParams::Ribbon(params) = params
-        && let Some((equation, solution)) = locate(block, params, h)
-    {
-        solution::prefetch_span(&params.shape, solution, equation.start);
-    }
-}
-
-/// The batched query with the shape's column count `M` as a constant: the single query for each hash, whose
-/// lines [`prefetch_key`] has started fetching, so that the misses of all of them overlap.
+/// The kind fetches here rather than in a [`Prefetch`](super::Prefetch) called as each key is hashed (what
+/// BlockedBloom does), because finding a key's lines takes most of the work of its query: a prefetch of its own
+/// located every key twice. Measured in the same runs against that (`crates/side-by-side`, BENCHMARKS.md 4b):
+/// batched misses 0.84× → 0.69× RocksDB's time at 10^6 keys, 0.78× → 0.64× at 10^7 (7 runs, filters in the L3
+/// cache) and 0.34× → 0.29× at 10^8 (3 runs, in memory).
 fn query_batch<const M: usize>(
     params: &KindParams,
     block: &[u8],
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    for (answer, &h) in out.iter_mut().zip(hashes) {
-        *answer = query::<M>(params, block, h);
+    let KindParams::Ribbon(params) = params else {
+        out.fill(true);
+        return;
+    };
+    // What `locate` splits off; it finds nothing to probe when the block is shorter, so this is then unused.
+    let solution = block.get(..params.solution_len).unwrap_or_default();
+    let mut equations: [Option<Equation>; BATCH] = [None; BATCH];
+    for (hashes, out) in hashes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+        for (equation, &h) in equations.iter_mut().zip(hashes) {
+            *equation = locate(block, params, h).map(|(equation, _)| equation);
+            if let Some(equation) = equation {
+                solution::prefetch_span(&params.shape, solution, equation.start);
+            }
+        }
+        for ((answer, equation), &h) in out.iter_mut().zip(&equations).zip(hashes) {
+            *answer = match equation {
+                Some(equation) => solution::probe::<M>(&params.shape, solution, equation),
+                None => !block_holds_no_key(block, params, h),
+            };
+        }
     }
 }
 

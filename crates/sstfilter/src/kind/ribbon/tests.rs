@@ -74,6 +74,13 @@ fn every_key_is_found_at_many_sizes_and_rates() {
         let mut batch = vec![false; keys.len()];
         may_contain_batch(&block, &params, &keys, &mut batch);
         assert!(batch.iter().all(|&b| b));
+        // The batch answers every key as the single query does, absent keys too (groups of 32 and a partial one).
+        let others: Vec<u64> = (0..1000).map(|i| row::remix(i, 78)).collect();
+        let mut batch = vec![false; others.len()];
+        may_contain_batch(&block, &params, &others, &mut batch);
+        for (&h, &in_batch) in others.iter().zip(&batch) {
+            assert_eq!(in_batch, may_contain(&block, &params, h), "n {n}: {h:#x}");
+        }
         // Absent keys pass at about the expected rate (a loose bound; tests/ribbon.rs measures it closely).
         let absent = 200_000;
         let fp = (0..absent)
