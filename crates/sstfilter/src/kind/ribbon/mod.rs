@@ -250,21 +250,16 @@ fn query_batch<const M: usize>(
         out.fill(true);
         return;
     };
-    // What `locate` splits off; it finds nothing to probe when the block is shorter, so this is then unused.
-    let solution = block.get(..params.solution_len).unwrap_or_default();
-    let mut equations: [Option<Equation>; BATCH] = [None; BATCH];
+    let mut located: [Option<(Equation, &[u8])>; BATCH] = [None; BATCH];
     for (hashes, out) in hashes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-        for (equation, &h) in equations.iter_mut().zip(hashes) {
-            *equation = locate(block, params, h).map(|(equation, _)| equation);
-            if let Some(equation) = equation {
+        for (found, &h) in located.iter_mut().zip(hashes) {
+            *found = locate(block, params, h);
+            if let Some((equation, solution)) = found {
                 solution::prefetch_span(&params.shape, solution, equation.start);
             }
         }
-        for ((answer, equation), &h) in out.iter_mut().zip(&equations).zip(hashes) {
-            *answer = match equation {
-                Some(equation) => solution::probe::<M>(&params.shape, solution, equation),
-                None => !block_holds_no_key(block, params, h),
-            };
+        for ((answer, &found), &h) in out.iter_mut().zip(&located).zip(hashes) {
+            *answer = answer_located::<M>(params, block, h, found);
         }
     }
 }
@@ -279,8 +274,20 @@ fn query<const M: usize>(params: &KindParams, block: &[u8], h: u64) -> bool {
     let KindParams::Ribbon(params) = params else {
         return true;
     };
-    match locate(block, params, h) {
-        Some((row, solution)) => solution::probe::<M>(&params.shape, solution, &row),
+    answer_located::<M>(params, block, h, locate(block, params, h))
+}
+
+/// The answer for the key with hash `h`, given what [`locate`] found for it: its equation probed against the
+/// solution, or, when there is nothing to probe, "absent" only for an empty shard.
+#[inline(always)]
+fn answer_located<const M: usize>(
+    params: &RibbonParams,
+    block: &[u8],
+    h: u64,
+    located: Option<(Equation, &[u8])>,
+) -> bool {
+    match located {
+        Some((equation, solution)) => solution::probe::<M>(&params.shape, solution, &equation),
         None => !block_holds_no_key(block, params, h),
     }
 }
