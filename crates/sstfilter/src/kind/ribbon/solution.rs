@@ -144,8 +144,8 @@ pub(crate) fn back_substitute<const M: usize>(
 ) {
     // window[i] bit k = column i of slot (current + k): the 128 solution bits a pivot's row can touch.
     let mut window = [0u128; M];
-    let pivots = band.rows().iter().zip(band.results()).enumerate().rev();
-    for (offset, (&row, &result)) in pivots {
+    let pivots = band.rows().zip(band.results()).enumerate().rev();
+    for (offset, (row, &result)) in pivots {
         let slot = first_slot + offset as u64;
         let tail = row >> 1; // the row's bits for the slots above this one
         for (i, column) in window.iter_mut().enumerate() {
