@@ -219,13 +219,12 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
         // Bucket by bucket: ascending regions of the filter (see BUCKET_BITS).
-        let hashes = self
+        let runs = self
             .buckets
             .iter()
             .flat_map(Chunks::iter)
-            .flatten()
-            .copied();
-        let params = plan.build(hashes, out);
+            .map(Vec::as_slice);
+        let params = plan.build(runs, out);
         let prefixes = self.prefixes.as_ref().map(|p| Prefixes {
             name: p.extractor.name(),
             whole_keys: p.whole_keys,

@@ -193,23 +193,24 @@ impl Iterator for Probes {
 
 impl ExactSizeIterator for Probes {}
 
-/// Builds the payload for `hashes` into `out` (appending `params.payload_len()` bytes).
-pub(crate) fn build(
+/// Builds the payload for the hashes in `runs` into `out` (appending `params.payload_len()` bytes).
+pub(crate) fn build<'a>(
     params: &StandardBloomParams,
-    hashes: impl Iterator<Item = u64>,
+    runs: impl Iterator<Item = &'a [u64]>,
     out: &mut Vec<u8>,
 ) {
     let start = out.len();
     out.resize(start + params.payload_len(), 0);
     let payload = out.get_mut(start..).unwrap_or_default();
-    // `for_each` walks the builder's nested chunk iterators as plain loops (see `blocked_bloom::build`).
-    hashes.for_each(|h| {
-        for pos in params.probes(h) {
-            if let Some(byte) = payload.get_mut((pos >> 3) as usize) {
-                *byte |= 1 << (pos & 7);
+    for run in runs {
+        for &h in run {
+            for pos in params.probes(h) {
+                if let Some(byte) = payload.get_mut((pos >> 3) as usize) {
+                    *byte |= 1 << (pos & 7);
+                }
             }
         }
-    });
+    }
 }
 
 /// The queries of every StandardBloom filter (see [`Query`]): its probe count is not worth a constant, the
@@ -344,7 +345,7 @@ mod tests {
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .collect();
         let mut block = Vec::new();
-        build(&p, hashes.iter().copied(), &mut block);
+        build(&p, [&hashes[..]].into_iter(), &mut block);
         assert_eq!(block.len(), p.payload_len());
         assert!(hashes.iter().all(|&h| may_contain(&block, &p, h)));
         let mut out = vec![false; hashes.len()];

@@ -89,30 +89,32 @@ impl FilterPlan {
         }
     }
 
-    /// Builds the payload for `hashes` (distinct after adjacent deduplication) into `out` and returns the
-    /// parameters to store in the trailer.
-    pub(crate) fn build(
+    /// Builds the payload for the key hashes in `runs` (distinct after adjacent deduplication) into `out` and
+    /// returns the parameters to store in the trailer. `runs` are slices of consecutive hashes, the builder's
+    /// storage chunks: each kind walks them as two nested loops, the inner one over a slice, into which the
+    /// per-key work is inlined (a closure handed to an iterator of the chunks' hashes was left as a call per key).
+    pub(crate) fn build<'a>(
         &self,
-        hashes: impl Iterator<Item = u64> + Clone,
+        runs: impl Iterator<Item = &'a [u64]> + Clone,
         out: &mut Vec<u8>,
     ) -> KindParams {
         match self {
             FilterPlan::BlockedBloom(p) => {
-                kind::blocked_bloom::build(p, hashes, out);
+                kind::blocked_bloom::build(p, runs, out);
                 KindParams::BlockedBloom(*p)
             }
             FilterPlan::Ribbon { plan, fallback } => {
-                match kind::ribbon::build(plan, hashes.clone(), out) {
+                match kind::ribbon::build(plan, runs.clone(), out) {
                     Ok(params) => KindParams::Ribbon(params),
                     // Construction failed and left `out` as it was: the fallback needs no luck to build.
                     Err(_) => {
-                        kind::blocked_bloom::build(fallback, hashes, out);
+                        kind::blocked_bloom::build(fallback, runs, out);
                         KindParams::BlockedBloom(*fallback)
                     }
                 }
             }
             FilterPlan::StandardBloom(p) => {
-                kind::standard_bloom::build(p, hashes, out);
+                kind::standard_bloom::build(p, runs, out);
                 KindParams::StandardBloom(*p)
             }
         }

@@ -20,11 +20,11 @@ pub(crate) enum Unbuildable {
     NoSeedSolved,
 }
 
-/// Appends a Ribbon payload for `hashes` to `out` as planned by `plan`, or leaves `out` as it was and says why
-/// it cannot. Memory: see [`RibbonPlan::build_memory`].
-pub(crate) fn build(
+/// Appends a Ribbon payload for the hashes in `runs` to `out` as planned by `plan`, or leaves `out` as it was
+/// and says why it cannot. Memory: see [`RibbonPlan::build_memory`].
+pub(crate) fn build<'a>(
     plan: &RibbonPlan,
-    hashes: impl Iterator<Item = u64> + Clone,
+    runs: impl Iterator<Item = &'a [u64]> + Clone,
     out: &mut Vec<u8>,
 ) -> Result<RibbonParams, Unbuildable> {
     let params = RibbonParams::from_plan(plan);
@@ -32,13 +32,14 @@ pub(crate) fn build(
     let total_slots = plan.total_slots();
 
     // Keys per shard.
-    // (`for_each` walks the builder's nested chunk iterators as plain loops; `for` would not.)
     let mut counts = vec![0u32; num_shards as usize];
-    hashes.clone().for_each(|h| {
-        if let Some(count) = counts.get_mut(shard_of(h, num_shards)) {
-            *count = count.saturating_add(1);
+    for run in runs.clone() {
+        for &h in run {
+            if let Some(count) = counts.get_mut(shard_of(h, num_shards)) {
+                *count = count.saturating_add(1);
+            }
         }
-    });
+    }
     let n: u64 = counts.iter().map(|&c| u64::from(c)).sum();
     if n != plan.num_keys() || n == 0 {
         return Err(Unbuildable::KeyCountChanged);
@@ -69,14 +70,16 @@ pub(crate) fn build(
     // The hashes grouped by shard (a counting sort), so each shard is solved from a contiguous slice.
     let mut grouped = vec![0u64; n as usize];
     let mut cursor = offsets.clone();
-    hashes.for_each(|h| {
-        if let Some(at) = cursor.get_mut(shard_of(h, num_shards)) {
-            if let Some(slot) = grouped.get_mut(*at) {
-                *slot = h;
+    for run in runs {
+        for &h in run {
+            if let Some(at) = cursor.get_mut(shard_of(h, num_shards)) {
+                if let Some(slot) = grouped.get_mut(*at) {
+                    *slot = h;
+                }
+                *at += 1;
             }
-            *at += 1;
         }
-    });
+    }
 
     let start = out.len();
     out.resize(start + params.payload_len(), 0);

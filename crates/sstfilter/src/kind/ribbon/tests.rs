@@ -30,14 +30,14 @@ fn built_or_fallback(
     out: &mut Vec<u8>,
 ) -> (KindParams, BlockedBloomParams) {
     let fallback = BlockedBloomParams::new((plan.num_keys() as u32).div_ceil(32), 6).unwrap();
-    let params = FilterPlan::Ribbon { plan, fallback }.build(hashes.iter().copied(), out);
+    let params = FilterPlan::Ribbon { plan, fallback }.build([hashes].into_iter(), out);
     (params, fallback)
 }
 
 /// Builds `hashes` as planned; panics if construction fails.
 fn built(plan: &RibbonPlan, hashes: &[u64]) -> (Vec<u8>, RibbonParams) {
     let mut out = Vec::new();
-    let params = build(plan, hashes.iter().copied(), &mut out).expect("construction succeeds");
+    let params = build(plan, [hashes].into_iter(), &mut out).expect("construction succeeds");
     assert_eq!(out.len(), params.payload_len());
     assert_eq!(out.len(), plan.payload_len());
     (out, params)
@@ -183,7 +183,7 @@ fn every_fallback_path_finds_every_key() {
     let fallback_of = |plan: &RibbonPlan, hashes: &[u64], why: Unbuildable, what: &str| {
         let mut out = Vec::new();
         assert_eq!(
-            build(plan, hashes.iter().copied(), &mut out),
+            build(plan, [hashes].into_iter(), &mut out),
             Err(why),
             "{what}"
         );
@@ -277,7 +277,7 @@ fn overloaded_shards_are_refused_and_empty_shards_answer_absent() {
     assert_eq!(p.num_shards(), 3);
     let mut out = Vec::new();
     assert_eq!(
-        build(&p, overloaded.iter().copied(), &mut out),
+        build(&p, [&overloaded[..]].into_iter(), &mut out),
         Err(Unbuildable::ShardOverloaded)
     );
     assert!(out.is_empty());
@@ -299,7 +299,7 @@ fn a_low_slot_overhead_forces_seed_retries_and_still_loses_nothing() {
         let keys: Vec<u64> = keys.iter().map(|&h| row::remix(h, salt)).collect();
         let p = plan(keys.len(), 0.01, Some(0.0));
         let mut out = Vec::new();
-        let Ok(params) = build(&p, keys.iter().copied(), &mut out) else {
+        let Ok(params) = build(&p, [&keys[..]].into_iter(), &mut out) else {
             assert!(out.is_empty(), "a failed build leaves the output as it was");
             continue;
         };
@@ -316,7 +316,7 @@ fn an_unsolvable_plan_falls_back_to_blocked_bloom() {
     let p = plan(keys.len(), 0.01, Some(-0.05));
     let mut out = b"prefix".to_vec();
     assert_eq!(
-        build(&p, keys.iter().copied(), &mut out),
+        build(&p, [&keys[..]].into_iter(), &mut out),
         Err(Unbuildable::NoSeedSolved)
     );
     assert_eq!(out, b"prefix");
@@ -331,7 +331,7 @@ fn a_key_count_other_than_planned_is_refused() {
     let keys = hashes(1000, 3);
     let mut out = Vec::new();
     assert_eq!(
-        build(&plan(999, 0.01, None), keys.iter().copied(), &mut out),
+        build(&plan(999, 0.01, None), [&keys[..]].into_iter(), &mut out),
         Err(Unbuildable::KeyCountChanged)
     );
 }
