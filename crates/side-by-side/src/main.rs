@@ -7,10 +7,7 @@
 //!   impl: blocked | blocked_aligned | ribbon | ribbon_aligned | standard | standard_aligned
 //! ```
 //!
-//! `blocked` is `BlockedBloomPolicy::new(bits_per_key)` (against RocksDB's FastLocalBloom), `ribbon` is
-//! `RibbonPolicy::new(bits_per_key)`, Ribbon at BlockedBloom's rate at that many bits/key (against RocksDB's
-//! Standard128Ribbon, which targets its Bloom filter's rate the same way), `standard` is
-//! `StandardBloomPolicy::new(bits_per_key)` (against LevelDB's Bloom filter). Plain impls read each block from a
+//! The kinds' policies: [`sstfilter_side_by_side::policy`]. Plain impls read each block from a
 //! `Vec<u8>` of its own, as a store that reads a block from a file into a buffer has it (wherever the allocator
 //! puts it); `_aligned` impls from an [`AlignedBlock`], as a store that loads blocks into 64-byte-aligned
 //! buffers has them.
@@ -22,46 +19,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use sstfilter::{
-    AlignedBlock, BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, FilterPolicy, RibbonPolicy,
-    StandardBloomPolicy,
-};
-
-/// Key length, as in the C++ bench.
-const KEY_LEN: usize = 16;
+use sstfilter::{AlignedBlock, FilterBlock, FilterBlockBuilder};
+use sstfilter_side_by_side::{KEY_LEN, keys, policy, splitmix64};
 
 /// Keys per batched query, as RocksDB's MultiGet batch in the C++ bench.
 const BATCH: usize = 32;
-
-/// splitmix64 as the C++ bench computes it (the increment before the finalizer).
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Key `idx`: `"key"` + `%09llu(idx)` + 4 hex digits from the low nibbles of `splitmix64(idx)`.
-fn make_key(idx: u64, out: &mut [u8]) {
-    out[..3].copy_from_slice(b"key");
-    let mut rest = idx;
-    for digit in out[3..12].iter_mut().rev() {
-        *digit = b'0' + (rest % 10) as u8;
-        rest /= 10;
-    }
-    let h = splitmix64(idx);
-    for (i, byte) in out[12..KEY_LEN].iter_mut().enumerate() {
-        *byte = b"0123456789abcdef"[((h >> (4 * i)) & 15) as usize];
-    }
-}
-
-fn keys(first: u64, count: usize) -> Vec<u8> {
-    let mut buf = vec![0u8; count * KEY_LEN];
-    for (i, key) in buf.chunks_exact_mut(KEY_LEN).enumerate() {
-        make_key(first + i as u64, key);
-    }
-    buf
-}
 
 /// The blocks, held the way the impl says.
 enum Blocks {
@@ -90,14 +52,9 @@ fn main() {
         Some(kind) => (kind, true),
         None => (imp, false),
     };
-    let policy: Box<dyn FilterPolicy> = match kind {
-        "blocked" => Box::new(BlockedBloomPolicy::new(bpk)),
-        "ribbon" => Box::new(RibbonPolicy::new(bpk)),
-        "standard" => Box::new(StandardBloomPolicy::new(bpk)),
-        other => {
-            eprintln!("unknown impl {other}");
-            std::process::exit(1);
-        }
+    let Some(policy) = policy(kind, bpk) else {
+        eprintln!("unknown impl {kind}");
+        std::process::exit(1);
     };
 
     let present = keys(0, n);
