@@ -102,7 +102,8 @@ impl RibbonPolicy {
     }
 
     /// Caps the memory construction may allocate besides the output and the 8 bytes per key the builder already
-    /// holds ([`RibbonPlan::build_memory`]: about 8 bytes per key plus 250 KiB). Tables whose Ribbon
+    /// holds, as [`RibbonPlan::build_memory`] bounds it for hashes in any order (about 8 bytes per key plus 250
+    /// KiB; from a builder the peak is under a byte per key). Tables whose Ribbon
     /// construction would need more get a BlockedBloom filter, which needs none. Unlimited by default.
     #[must_use]
     pub fn with_max_build_memory(mut self, bytes: usize) -> Self {

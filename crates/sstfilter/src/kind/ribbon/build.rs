@@ -1,10 +1,10 @@
-//! Construction: count and group the hashes by shard, give each shard its share of the slots, band and solve
-//! each shard (retrying seeds), and write the directory.
+//! Construction: count the hashes by shard, give each shard its share of the slots, group each shard's hashes and
+//! band and solve the shard as soon as they are all in (retrying seeds), and write the directory.
 
 use super::banding::Banding;
 use super::plan::{MAX_SEEDS, RibbonPlan};
 use super::row::{COEFF_BITS, coeff_row, local_start, remix, result_bits, shard_of};
-use super::solution::{BLOCK_SLOTS, back_substitute};
+use super::solution::{BLOCK_SLOTS, Shape, back_substitute};
 use super::{RibbonParams, WIDEST, directory};
 
 /// Why a key set could not be built into a Ribbon filter; the builder then writes BlockedBloom instead.
@@ -67,57 +67,144 @@ pub(crate) fn build<'a>(
         }
     }
 
-    // The hashes grouped by shard (a counting sort), so each shard is solved from a contiguous slice.
-    let mut grouped = vec![0u64; n as usize];
-    let mut cursor = offsets.clone();
-    for run in runs {
-        for &h in run {
-            if let Some(at) = cursor.get_mut(shard_of(h, num_shards)) {
-                if let Some(slot) = grouped.get_mut(*at) {
-                    *slot = h;
-                }
-                *at += 1;
-            }
-        }
-    }
-
     let start = out.len();
     out.resize(start + params.payload_len(), 0);
     let payload = out.get_mut(start..).unwrap_or_default();
     let (solution, dir) = payload.split_at_mut(params.solution_len().min(payload.len()));
-    let shape = plan.shape();
-    let mut scratch = Scratch::default();
     let mut seeds = vec![0u8; counts.len()];
-    let ends = firsts.iter().skip(1).copied().chain([total_slots]);
-    let shards = firsts
-        .iter()
-        .zip(ends)
-        .zip(offsets.iter().zip(cursor.iter()));
-    for (((&lo, hi), (&from, &to)), seed) in shards.zip(seeds.iter_mut()) {
-        let keys = grouped.get(from..to).unwrap_or_default();
-        if keys.is_empty() {
-            continue; // an empty shard owns no slots
-        }
-        match solve_shard(&mut scratch, keys, u64::from(hi - lo), shape.max_columns()) {
-            Some(solved) => *seed = solved,
-            None => {
-                out.truncate(start);
-                return Err(Unbuildable::NoSeedSolved);
+    let shards = Shards {
+        counts: &counts,
+        firsts: &firsts,
+        offsets: &offsets,
+        total_slots,
+        shape: plan.shape(),
+    };
+    if let Err(why) = shards.solve(runs, solution, &mut seeds) {
+        out.truncate(start);
+        return Err(why);
+    }
+    directory::write(dir, &firsts, &seeds, total_slots);
+    Ok(params)
+}
+
+/// The shards' layout: keys and first slot per shard, and where each shard's keys start in the order of all keys
+/// by shard.
+struct Shards<'p> {
+    counts: &'p [u32],
+    firsts: &'p [u32],
+    offsets: &'p [usize],
+    total_slots: u32,
+    shape: Shape,
+}
+
+impl Shards<'_> {
+    /// Groups the hashes of `runs` by shard and solves each shard as soon as its last key has arrived, writing its
+    /// solution into `solution` and its seed into `seeds`.
+    ///
+    /// The grouped keys live in a window of the order by shard (a counting sort), from the first shard not yet
+    /// solved to the furthest shard a key has reached. The builder hands its hashes over bucket by bucket, in
+    /// ascending order of their top bits, which is the order of the shards too (both are ranges of the hash); so
+    /// the shards complete about in order and the window spans little more than one bucket (a 32nd of the keys),
+    /// where grouping all the keys first took another 8 bytes per key, memory that is fresh from the kernel on a
+    /// store's first builds. Keys in any other order are handled too, the window then growing to all of them.
+    fn solve<'a>(
+        &self,
+        runs: impl Iterator<Item = &'a [u64]>,
+        solution: &mut [u8],
+        seeds: &mut [u8],
+    ) -> Result<(), Unbuildable> {
+        let num_shards = self.counts.len();
+        let mut window: Vec<u64> = Vec::new();
+        let mut base = 0usize; // the position of window[0] in the order of all keys by shard
+        let mut filled = vec![0u32; num_shards];
+        let mut first_open = 0usize; // shards before it are solved or empty
+        let mut scratch = Scratch::default();
+        for run in runs {
+            for &h in run {
+                let shard = shard_of(h, num_shards as u32);
+                let (Some(&count), Some(fill), Some(&offset)) = (
+                    self.counts.get(shard),
+                    filled.get_mut(shard),
+                    self.offsets.get(shard),
+                ) else {
+                    return Err(Unbuildable::KeyCountChanged);
+                };
+                // More keys than counted (the runs changed between passes): the shard may be solved already.
+                if *fill >= count {
+                    return Err(Unbuildable::KeyCountChanged);
+                }
+                // The window starts at a shard that is not complete, and this one is not: `offset >= base`.
+                let Some(from) = offset.checked_sub(base) else {
+                    return Err(Unbuildable::KeyCountChanged);
+                };
+                let at = from + *fill as usize;
+                if window.len() <= at {
+                    window.resize(from + count as usize, 0);
+                }
+                if let Some(slot) = window.get_mut(at) {
+                    *slot = h;
+                }
+                *fill += 1;
+                if *fill < count {
+                    continue;
+                }
+                let keys = window.get(from..from + count as usize).unwrap_or_default();
+                let seed = self.solve_shard(&mut scratch, shard, keys, solution)?;
+                if let Some(slot) = seeds.get_mut(shard) {
+                    *slot = seed;
+                }
+                // Drop the keys of the solved shards at the window's front once they are half of it: each key is
+                // moved at most about once.
+                while first_open < num_shards
+                    && filled.get(first_open) == self.counts.get(first_open)
+                {
+                    first_open += 1;
+                }
+                let open = self
+                    .offsets
+                    .get(first_open)
+                    .map_or(window.len() + base, |&o| o);
+                if (open - base) * 2 >= window.len() {
+                    window.drain(..(open - base).min(window.len()));
+                    base = open;
+                }
             }
         }
-        let (first_slot, band) = (u64::from(lo), &scratch.band);
+        if filled != self.counts {
+            return Err(Unbuildable::KeyCountChanged);
+        }
+        Ok(())
+    }
+
+    /// Solves shard `shard` from its `keys` into `solution` and returns its seed.
+    fn solve_shard(
+        &self,
+        scratch: &mut Scratch,
+        shard: usize,
+        keys: &[u64],
+        solution: &mut [u8],
+    ) -> Result<u8, Unbuildable> {
+        let lo = self.firsts.get(shard).copied().unwrap_or(self.total_slots);
+        let hi = self
+            .firsts
+            .get(shard + 1)
+            .copied()
+            .unwrap_or(self.total_slots);
+        let columns = self.shape.max_columns();
+        let seed = solve_shard(scratch, keys, u64::from(hi - lo), columns)
+            .ok_or(Unbuildable::NoSeedSolved)?;
+        let (shape, first_slot, band) = (&self.shape, u64::from(lo), &scratch.band);
         dispatch_probes!(
-            shape.max_columns(),
-            otherwise back_substitute::<WIDEST>(&shape, solution, first_slot, band),
+            columns,
+            otherwise back_substitute::<WIDEST>(shape, solution, first_slot, band),
             back_substitute,
-            &shape,
+            shape,
             solution,
             first_slot,
             band
         );
+        Ok(seed)
     }
-    directory::write(dir, &firsts, &seeds, total_slots);
-    Ok(params)
 }
 
 /// Bands the rows of `keys` into a shard of `slots` slots, trying seeds until the system is solvable, and

@@ -127,10 +127,14 @@ impl RibbonPlan {
         self.shape.false_positive_rate()
     }
 
-    /// Peak memory construction allocates besides the output and the hashes the builder already holds (8 bytes
-    /// per key): a copy of the hashes grouped by shard (8 bytes per key), the per-shard bookkeeping, and the band
-    /// of the largest shard allowed (20 bytes per slot): 8 bytes per key, 25 bytes per shard and about 250 KiB
-    /// (8.25 bytes per key at 10^6 keys, 8.03 at 10^7; `tests/ribbon_memory.rs` measures the real peak).
+    /// Peak memory construction may allocate besides the output and the hashes the builder already holds (8 bytes
+    /// per key), whatever the order of the hashes: the hashes grouped by shard (8 bytes per key), the per-shard
+    /// bookkeeping, and the band of the largest shard allowed (20 bytes per slot): 8 bytes per key, 25 bytes per
+    /// shard and about 250 KiB (8.25 bytes per key at 10^6 keys, 8.03 at 10^7). A [`FilterBlockBuilder`]
+    /// hands its hashes over in the order of the shards, so only a window of them is grouped at a time: the
+    /// measured peak is then under a byte per key (`tests/ribbon_memory.rs`).
+    ///
+    /// [`FilterBlockBuilder`]: crate::FilterBlockBuilder
     #[must_use]
     pub fn build_memory(&self) -> usize {
         let shards = u64::from(self.num_shards);

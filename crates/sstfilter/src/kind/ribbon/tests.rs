@@ -249,6 +249,34 @@ fn every_fallback_path_finds_every_key() {
 }
 
 #[test]
+fn the_order_and_the_runs_of_the_hashes_do_not_change_the_block() {
+    // Construction groups each shard's hashes as they arrive and solves the shard when its last one has: in the
+    // order of the shards (as a builder hands them over), in reverse, interleaved or unordered, in runs of any
+    // length, the block is the same and finds every key.
+    for n in [1usize, 700, 3 * SHARD_TARGET_KEYS as usize + 5, 100_000] {
+        let keys = hashes(n, 7);
+        let p = plan(n, 0.01, None);
+        let (expected, params) = built(&p, &keys);
+        let mut ascending = keys.clone();
+        ascending.sort_unstable();
+        let descending: Vec<u64> = ascending.iter().rev().copied().collect();
+        let evens = ascending.iter().step_by(2);
+        let interleaved: Vec<u64> = evens
+            .chain(ascending.iter().skip(1).step_by(2))
+            .copied()
+            .collect();
+        for order in [&ascending, &descending, &interleaved, &keys] {
+            for run in [1, 7, 4096, n] {
+                let mut out = Vec::new();
+                build(&p, order.chunks(run), &mut out).expect("construction succeeds");
+                assert!(out == expected, "n {n}, runs of {run}");
+            }
+        }
+        assert!(keys.iter().all(|&h| may_contain(&expected, &params, h)));
+    }
+}
+
+#[test]
 fn repeated_hashes_anywhere_in_the_input_are_redundant() {
     let mut keys = hashes(5000, 1);
     let copies: Vec<u64> = keys.iter().step_by(3).copied().collect();
