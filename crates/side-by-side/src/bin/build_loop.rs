@@ -15,18 +15,18 @@ use sstfilter_side_by_side::{KEY_LEN, keys, policy};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    let kind = args.get(1).map_or("", String::as_str);
     let parsed = (
-        args.get(1)
-            .and_then(|kind| policy(kind, 10.0).map(|_| kind)),
         args.get(2).and_then(|n| n.parse::<usize>().ok()),
         args.get(3).map_or(Some(5), |b| b.parse::<usize>().ok()),
         args.get(4).map_or(Some(10.0), |b| b.parse::<f64>().ok()),
     );
-    let (Some(kind), Some(n), Some(builds), Some(bits_per_key)) = parsed else {
+    let (Some(n), Some(builds), Some(bits_per_key)) = parsed else {
         eprintln!("usage: build_loop <blocked|ribbon|standard> <n> [builds=5] [bits_per_key=10]");
         std::process::exit(1);
     };
     let Some(policy) = policy(kind, bits_per_key) else {
+        eprintln!("unknown kind {kind:?}: blocked, ribbon or standard");
         std::process::exit(1);
     };
     let present = keys(0, n);

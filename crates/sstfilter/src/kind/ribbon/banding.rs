@@ -296,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn two_cursors_find_a_contradiction_in_either_half() {
+    fn two_cursors_find_a_contradiction_early_or_late() {
         let rows = random_rows(400, 300, 9);
         for at in [10usize, 390] {
             let mut contradicted = rows.clone();

@@ -149,7 +149,7 @@ impl Shards<'_> {
                     continue;
                 }
                 let keys = window.get(from..from + count as usize).unwrap_or_default();
-                let seed = self.solve_shard(&mut scratch, shard, keys, solution)?;
+                let seed = self.solve_into(&mut scratch, shard, keys, solution)?;
                 if let Some(slot) = seeds.get_mut(shard) {
                     *slot = seed;
                 }
@@ -176,8 +176,9 @@ impl Shards<'_> {
         Ok(())
     }
 
-    /// Solves shard `shard` from its `keys` into `solution` and returns its seed.
-    fn solve_shard(
+    /// Solves shard `shard` from its `keys` ([`solve_shard`]), writes its solution into `solution` and returns its
+    /// seed.
+    fn solve_into(
         &self,
         scratch: &mut Scratch,
         shard: usize,
