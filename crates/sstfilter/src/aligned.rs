@@ -24,7 +24,7 @@ use core::fmt;
 /// let mut cached = AlignedBlock::zeroed(bytes.len());
 /// cached.as_mut().copy_from_slice(&bytes); // e.g. `file.read_exact_at(cached.as_mut(), offset)`
 /// assert_eq!(cached.as_ref().as_ptr() as usize % AlignedBlock::ALIGN, 0);
-/// let filter = FilterBlock::open_verified(cached)?;
+/// let filter = FilterBlock::open(cached)?;
 /// assert!(filter.may_contain(b"apple"));
 /// # Ok::<(), sstfilter::Error>(())
 /// ```

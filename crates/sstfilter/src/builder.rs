@@ -3,7 +3,8 @@
 use core::fmt;
 use std::sync::Arc;
 
-use crate::format::{Prefixes, TRAILER_LEN, Trailer};
+use crate::error::UsageError;
+use crate::format::{PrefixName, Prefixes, TRAILER_LEN, Trailer};
 use crate::hash::{KeyHash, key_hash};
 use crate::policy::FilterPolicy;
 use crate::prefix::PrefixExtractor;
@@ -82,6 +83,8 @@ pub struct FilterBlockBuilder<P: FilterPolicy> {
 #[derive(Clone)]
 struct PrefixConfig {
     extractor: Arc<dyn PrefixExtractor>,
+    /// The extractor's name, checked when the builder was made and recorded as it was then.
+    name: PrefixName,
     whole_keys: bool,
     /// The hash of the prefix added last: sorted keys give runs of equal prefixes, each added once.
     last_prefix: Option<u64>,
@@ -94,7 +97,7 @@ impl<P: FilterPolicy + fmt::Debug> fmt::Debug for FilterBlockBuilder<P> {
             .field("len", &self.len)
             .field(
                 "prefix_extractor",
-                &self.prefixes.as_ref().map(|p| p.extractor.name()),
+                &self.prefixes.as_ref().map(|p| p.name.as_str()),
             )
             .field(
                 "whole_keys",
@@ -123,14 +126,22 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// are filtered: point lookups then go through the key's prefix
     /// ([`PrefixProbe::for_key`](crate::PrefixProbe::for_key)), and keys outside the extractor's domain are not in
     /// the filter at all (a reader answers "may contain" for them).
-    #[must_use]
-    pub fn with_prefixes(mut self, extractor: Arc<dyn PrefixExtractor>, whole_keys: bool) -> Self {
+    ///
+    /// Fails with [`UsageError::InvalidSetting`] if the extractor's name is longer than
+    /// [`MAX_PREFIX_NAME_LEN`](crate::MAX_PREFIX_NAME_LEN) bytes: a block records the name whole or not at all.
+    pub fn with_prefixes(
+        mut self,
+        extractor: Arc<dyn PrefixExtractor>,
+        whole_keys: bool,
+    ) -> Result<Self, UsageError> {
+        let name = PrefixName::new(extractor.name())?;
         self.prefixes = Some(PrefixConfig {
             extractor,
+            name,
             whole_keys,
             last_prefix: None,
         });
-        self
+        Ok(self)
     }
 
     /// Adds a key (hashing it with [`key_hash`]), and its prefix if the builder has a prefix extractor.
@@ -226,7 +237,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             .map(Vec::as_slice);
         let params = plan.build(runs, out);
         let prefixes = self.prefixes.as_ref().map(|p| Prefixes {
-            name: p.extractor.name(),
+            name: &p.name,
             whole_keys: p.whole_keys,
         });
         Trailer::append(
@@ -282,7 +293,7 @@ mod tests {
             for key in keys {
                 b.add_key(key);
             }
-            let filter = FilterBlock::open_verified(b.finish()).unwrap();
+            let filter = FilterBlock::open(b.finish()).unwrap();
             assert_eq!(filter.num_keys(), keys.len() as u64);
             assert!(keys.iter().all(|k| filter.may_contain(k)));
         }

@@ -1,19 +1,21 @@
-//! Typed errors for decoding filter blocks.
+//! Typed errors: for bytes that cannot be used, and for settings and calls the crate refuses.
 //!
 //! Every variant that describes a corrupt or unreadable block carries the evidence (what was expected and what
 //! was found), so a caller can tell a truncated file from a flipped bit from a block written by a newer version.
-//! The storage layer is expected to treat any `Err` from [`FilterBlock::open`](crate::FilterBlock::open) or
-//! [`FilterBlock::verify`](crate::FilterBlock::verify) as "the key may be present" and count it: a filter may
-//! cost a wasted read, it must never hide a key.
+//! The storage layer is expected to treat any `Err` from [`FilterBlock::open`](crate::FilterBlock::open) as "the
+//! key may be present" and count it: a filter may cost a wasted read, it must never hide a key.
 //!
-//! The in-memory filters ([`memory`](crate::memory)) use the same type for the two ways combining or loading them
-//! can fail: [`Error::WrongKind`] and [`Error::ParamsMismatch`].
+//! Two types for two audiences. [`Error`] is what bytes can be wrong about (corrupt, truncated, foreign or newer
+//! blocks): a store maps every one of them to "may contain" and counts it. [`UsageError`] is what a caller can do
+//! wrong (a setting out of range, keys out of order, filters that cannot be combined): it goes back to whoever
+//! configured or called, and never comes from stored bytes.
 
 use core::fmt;
 
 use crate::tag::FilterKind;
 
-/// Why a filter block could not be opened or verified (or, for the in-memory filters, loaded or combined).
+/// Why bytes could not be used as a filter block (opened, verified, or loaded as an in-memory filter): a store
+/// treats the filter as "may contain" and counts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -71,31 +73,6 @@ pub enum Error {
         /// The kind stored in the block.
         found: FilterKind,
     },
-    /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
-    /// differs: their bits do not mean the same keys.
-    ParamsMismatch {
-        /// Which parameter differs.
-        field: &'static str,
-        /// Its value in the filter the method was called on.
-        left: u64,
-        /// Its value in the other filter.
-        right: u64,
-    },
-    /// A LevelDB filter block builder was asked to start a data block in an earlier 2 KiB range than one it
-    /// already started: its keys would go into a later filter than the one readers consult for it.
-    BlockOffsetOutOfOrder {
-        /// Offset of the data block started last.
-        previous: u64,
-        /// The offset that was given.
-        found: u64,
-    },
-    /// A LevelDB filter block outgrew what its 32-bit offsets can address.
-    FilterBlockTooLarge {
-        /// The largest offset the format can store.
-        max: u64,
-        /// The offset that would have been needed.
-        found: u64,
-    },
     /// The block is a partition index (FORMAT.md, section 8), not a filter block: open it with
     /// [`PartitionedFilter`](crate::PartitionedFilter).
     PartitionIndex,
@@ -108,22 +85,11 @@ pub enum Error {
         /// Payload length found in the block.
         found: u64,
     },
-    /// A builder that needs sorted keys (partitioned or range filters) was given a key that sorts before the
-    /// previous one: its partitions would not cover the key ranges their index says, or its common prefix and
-    /// projections would not hold for every key.
-    KeysOutOfOrder,
     /// A loaded partition is not the one the index names: its stored checksum or key count differs from the
     /// index entry (a partition from another table, swapped, or stale).
     PartitionMismatch {
         /// The partition's position in the index.
         partition: u64,
-    },
-    /// A partitioned filter's index was given a different number of partition handles than it has partitions.
-    PartitionCount {
-        /// Partitions built.
-        expected: u64,
-        /// Handles given.
-        found: u64,
     },
 }
 
@@ -163,18 +129,6 @@ impl fmt::Display for Error {
             Error::WrongKind { expected, found } => {
                 write!(f, "expected a {expected} filter block, found {found}")
             }
-            Error::ParamsMismatch { field, left, right } => write!(
-                f,
-                "filters cannot be combined: {field} differs ({left} vs {right})"
-            ),
-            Error::BlockOffsetOutOfOrder { previous, found } => write!(
-                f,
-                "data block offset {found} goes back past the filter of the block at offset {previous}"
-            ),
-            Error::FilterBlockTooLarge { max, found } => write!(
-                f,
-                "LevelDB filter block too large: offset {found} exceeds {max}"
-            ),
             Error::PartitionIndex => f.write_str(
                 "a partition index, not a filter block (open it with PartitionedFilter)",
             ),
@@ -185,16 +139,9 @@ impl fmt::Display for Error {
                 f,
                 "partition index payload is {found} bytes, its parameters require {expected}"
             ),
-            Error::KeysOutOfOrder => {
-                f.write_str("keys out of order (a sorted builder got a key below the previous one)")
-            }
             Error::PartitionMismatch { partition } => write!(
                 f,
                 "partition {partition} is not the one its index names (checksum or key count differs)"
-            ),
-            Error::PartitionCount { expected, found } => write!(
-                f,
-                "partitioned filter has {expected} partitions, given {found} handles"
             ),
         }
     }
@@ -204,3 +151,126 @@ impl std::error::Error for Error {}
 
 /// Result type of this crate.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// What a caller did wrong: a setting the crate cannot honour, refused where it is made (a constructor's `try_`
+/// form, a builder) rather than clamped into a promise the filter would then break.
+///
+/// Never caused by bytes read from storage (those are [`Error`]s, which a store maps to "may contain"): a
+/// `UsageError` goes back to whoever configured the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UsageError {
+    /// A setting outside the range the crate accepts.
+    InvalidSetting {
+        /// Which setting (`"bits_per_key"`, `"fpr"`, `"prefix extractor name"`, ...), prefixed by its owner.
+        setting: &'static str,
+        /// What is allowed.
+        expected: String,
+        /// The value that was given.
+        found: String,
+    },
+    /// A builder was given more distinct keys than its configuration can keep its promise for (a Range filter's
+    /// universe `n · L / ε` must fit in 64 bits).
+    TooManyKeys {
+        /// The most keys the configuration allows.
+        expected: u64,
+        /// The keys that were given.
+        found: u64,
+    },
+    /// A builder that needs sorted keys (partitioned or range filters) was given a key that sorts before the
+    /// previous one: its partitions would not cover the key ranges their index says, or its common prefix and
+    /// projections would not hold for every key. The key was not added.
+    KeysOutOfOrder,
+    /// A LevelDB filter block builder was asked to start a data block in an earlier 2 KiB range than one it
+    /// already started: its keys would go into a later filter than the one readers consult for it.
+    BlockOffsetOutOfOrder {
+        /// Offset of the data block started last: the smallest allowed.
+        expected: u64,
+        /// The offset that was given.
+        found: u64,
+    },
+    /// Output outgrew what its format can address (a LevelDB filter block's 32-bit offsets, a partition index's
+    /// 32-bit separator ends).
+    TooLarge {
+        /// What outgrew its format.
+        what: &'static str,
+        /// The largest size the format can address.
+        expected: u64,
+        /// The size that would have been needed.
+        found: u64,
+    },
+    /// A partitioned filter's index was given a different number of partition handles than it has partitions.
+    PartitionCount {
+        /// Partitions built.
+        expected: u64,
+        /// Handles given.
+        found: u64,
+    },
+    /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
+    /// differs: their bits do not mean the same keys.
+    ParamsMismatch {
+        /// Which parameter differs.
+        field: &'static str,
+        /// Its value in the filter the method was called on.
+        expected: u64,
+        /// Its value in the other filter.
+        found: u64,
+    },
+}
+
+impl UsageError {
+    /// An [`InvalidSetting`](Self::InvalidSetting) error.
+    pub(crate) fn setting(
+        setting: &'static str,
+        expected: impl Into<String>,
+        found: impl fmt::Display,
+    ) -> Self {
+        UsageError::InvalidSetting {
+            setting,
+            expected: expected.into(),
+            found: found.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UsageError::InvalidSetting {
+                setting,
+                expected,
+                found,
+            } => write!(f, "{setting} must be {expected}, got {found}"),
+            UsageError::TooManyKeys { expected, found } => write!(
+                f,
+                "{found} keys is more than the configuration can keep its promise for (at most {expected})"
+            ),
+            UsageError::KeysOutOfOrder => {
+                f.write_str("keys out of order (a sorted builder got a key below the previous one)")
+            }
+            UsageError::BlockOffsetOutOfOrder { expected, found } => write!(
+                f,
+                "data block offset {found} goes back past the filter of the block at offset {expected}"
+            ),
+            UsageError::TooLarge {
+                what,
+                expected,
+                found,
+            } => write!(f, "{what} too large: {found} exceeds {expected}"),
+            UsageError::PartitionCount { expected, found } => write!(
+                f,
+                "partitioned filter has {expected} partitions, given {found} handles"
+            ),
+            UsageError::ParamsMismatch {
+                field,
+                expected,
+                found,
+            } => write!(
+                f,
+                "filters cannot be combined: {field} differs ({expected} vs {found})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for UsageError {}

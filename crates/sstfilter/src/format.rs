@@ -18,7 +18,7 @@
 //! name and its length, between the payload and the trailer (FORMAT.md, section 2.1). A block without one is
 //! written as version 1, byte for byte what version-1 writers wrote.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UsageError};
 use crate::le::LeReader;
 use crate::tag::FilterKind;
 
@@ -41,8 +41,32 @@ pub(crate) const FLAG_PREFIXES: u16 = 1;
 /// Version-2 flag: the block holds prefixes only, not whole keys (requires [`FLAG_PREFIXES`]).
 pub(crate) const FLAG_PREFIXES_ONLY: u16 = 2;
 
-/// The longest prefix extractor name a block records.
-pub(crate) const MAX_PREFIX_NAME_LEN: usize = 255;
+/// The longest prefix extractor name a block records, in bytes (FORMAT.md 2.1): a builder refuses an extractor
+/// with a longer name rather than record a cut one, which another extractor could share.
+pub const MAX_PREFIX_NAME_LEN: usize = 255;
+
+/// A prefix extractor's name as a block records it: UTF-8 of at most [`MAX_PREFIX_NAME_LEN`] bytes, checked when
+/// it is made, so that no block records a cut name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PrefixName(String);
+
+impl PrefixName {
+    /// The name, or an error if a block cannot record it whole.
+    pub(crate) fn new(name: &str) -> Result<Self, UsageError> {
+        if name.len() > MAX_PREFIX_NAME_LEN {
+            return Err(UsageError::setting(
+                "prefix extractor name",
+                format!("at most {MAX_PREFIX_NAME_LEN} bytes"),
+                format!("{} bytes", name.len()),
+            ));
+        }
+        Ok(PrefixName(name.to_owned()))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
 
 /// The policy name under which store adapters register this crate's blocks with a store (FORMAT.md, appendix B).
 /// It names the container, not a kind or a format version: a reader reads every kind and version it knows from
@@ -94,9 +118,8 @@ pub(crate) struct Trailer<K = FilterKind> {
 /// What a block holds besides its kind's payload: the prefixes of a [`PrefixExtractor`](crate::PrefixExtractor).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Prefixes<'a> {
-    /// The extractor's name (at most [`MAX_PREFIX_NAME_LEN`] bytes; longer names are cut at a character
-    /// boundary, which only makes readers with the full name answer "cannot tell").
-    pub(crate) name: &'a str,
+    /// The extractor's name.
+    pub(crate) name: &'a PrefixName,
     /// Whether whole keys were added too.
     pub(crate) whole_keys: bool,
 }
@@ -236,7 +259,7 @@ impl Trailer {
         let (version, flags) = match prefixes {
             None => (1u8, 0u16),
             Some(prefixes) => {
-                let name = cut_name(prefixes.name);
+                let name = prefixes.name.as_str();
                 out.extend_from_slice(name.as_bytes());
                 out.extend_from_slice(&(name.len() as u16).to_le_bytes()); // NOTE: ≤ 255, fits.
                 let only = if prefixes.whole_keys {
@@ -275,15 +298,6 @@ fn append_fields(
 /// become shorter, which a well-behaved `AsRef` never does).
 pub(crate) fn payload(block: &[u8], payload_len: usize) -> &[u8] {
     block.get(..payload_len).unwrap_or_default()
-}
-
-/// `name` cut to at most [`MAX_PREFIX_NAME_LEN`] bytes, at a character boundary.
-fn cut_name(name: &str) -> &str {
-    let mut end = name.len().min(MAX_PREFIX_NAME_LEN);
-    while !name.is_char_boundary(end) {
-        end -= 1;
-    }
-    name.get(..end).unwrap_or_default()
 }
 
 /// The prefix section before the trailer, whose bytes before it are `before_trailer` long: the payload length
@@ -407,7 +421,11 @@ mod tests {
         let mut block = vec![0xAB; 64];
         let mut params = [0u8; PARAMS_LEN];
         params[0] = 6;
-        let prefixes = Prefixes { name, whole_keys };
+        let name = PrefixName::new(name).unwrap();
+        let prefixes = Prefixes {
+            name: &name,
+            whole_keys,
+        };
         Trailer::append(
             &mut block,
             0,
@@ -431,12 +449,18 @@ mod tests {
             assert_eq!(t.prefix_name, Some((64, 17)));
             assert_eq!(&block[64..81], b"sstfilter.fixed:4");
         }
-        // An empty name is a name; a long one is cut at a character boundary.
+        // An empty name is a name; the longest is 255 bytes, and a longer one is refused, never cut.
         let (payload_len, t) = Trailer::decode(&prefix_block("", true)).unwrap();
         assert_eq!((payload_len, t.prefix_name), (64, Some((64, 0))));
-        let long = "é".repeat(200); // 400 bytes
-        let (_, t) = Trailer::decode(&prefix_block(&long, true)).unwrap();
-        assert_eq!(t.prefix_name, Some((64, 254)));
+        let longest = "x".repeat(MAX_PREFIX_NAME_LEN);
+        let (_, t) = Trailer::decode(&prefix_block(&longest, true)).unwrap();
+        assert_eq!(t.prefix_name, Some((64, 255)));
+        for long in ["x".repeat(256), "é".repeat(200)] {
+            assert!(matches!(
+                PrefixName::new(&long),
+                Err(UsageError::InvalidSetting { .. })
+            ));
+        }
     }
 
     #[test]
@@ -485,8 +509,9 @@ mod tests {
         let mut tiny = Vec::new();
         let mut params = [0u8; PARAMS_LEN];
         params[0] = 6;
+        let empty = PrefixName::new("").unwrap();
         let prefixes = Prefixes {
-            name: "",
+            name: &empty,
             whole_keys: true,
         };
         Trailer::append(

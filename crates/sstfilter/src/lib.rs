@@ -7,13 +7,15 @@
 //! ```text
 //! key ─ key_hash (xxh3-64, pinned) ─▶ FilterBlockBuilder (collects u64 hashes, drops adjacent duplicates)
 //!     ─ finish: the policy picks kind + parameters from the real key count ─▶ payload ‖ trailer (CRC32)
-//! block bytes (&[u8], Vec, Bytes, mmap) ─ FilterBlock::open (O(1), validates) ─▶ may_contain / batch ─▶ bool
+//! block bytes (&[u8], Vec, Bytes, mmap) ─ FilterBlock::open (validates, CRC32) ─▶ may_contain / batch ─▶ bool
 //! ```
 //!
 //! The one promise that outranks everything: **no false negatives**. A key that was added is reported as
-//! possibly present on every input, platform and version. A block that is corrupt, unknown or from a newer
-//! version makes [`FilterBlock::open`] or [`FilterBlock::verify`] return a typed [`Error`]; the storage engine
-//! should then treat the table as "may contain" (and count it).
+//! possibly present on every input, platform and version. [`FilterBlock::open`] checks a block's structure and its
+//! CRC32 before it may answer "absent"; a block that is corrupt, unknown or from a newer version makes it return a
+//! typed [`Error`], and the storage engine should then treat the table as "may contain" (and count it). Settings a
+//! filter could not honour are refused where they are made: every constructor that takes a number has a `try_`
+//! form returning a [`UsageError`].
 //!
 //! ```
 //! use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder};
@@ -24,8 +26,7 @@
 //! }
 //! let bytes: Vec<u8> = builder.finish();
 //!
-//! let filter = FilterBlock::open(&bytes[..])?;
-//! filter.verify()?;
+//! let filter = FilterBlock::open(&bytes[..])?; // once, where the block enters the cache
 //! assert!(filter.may_contain(b"banana"));
 //! if !filter.may_contain(b"durian") {
 //!     // skip the disk read
@@ -101,8 +102,8 @@ mod tag;
 
 pub use aligned::AlignedBlock;
 pub use builder::FilterBlockBuilder;
-pub use error::{Error, Result};
-pub use format::{FORMAT_VERSION, STORE_POLICY_NAME, TRAILER_LEN};
+pub use error::{Error, Result, UsageError};
+pub use format::{FORMAT_VERSION, MAX_PREFIX_NAME_LEN, STORE_POLICY_NAME, TRAILER_LEN};
 pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::blocked_bloom::BlockedBloomParams;
@@ -111,15 +112,17 @@ pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
 pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub use partitioned::{
-    DEFAULT_PARTITION_BYTES, MAX_PARTITION_BYTES, Partition, PartitionAnswer, PartitionCuts,
-    PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder, Partitions,
+    DEFAULT_PARTITION_BYTES, Loaded, MAX_PARTITION_BYTES, Partition, PartitionAnswer,
+    PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder,
+    Partitions, VerifiedPartition,
 };
 pub use policy::{
-    BlockedBloomPolicy, FilterPlan, FilterPolicy, RangePolicy, RibbonPolicy, StandardBloomPolicy,
+    BlockedBloomPolicy, FilterPlan, FilterPolicy, MAX_BITS_PER_KEY, RangePolicy, RibbonPolicy,
+    StandardBloomPolicy,
 };
 pub use prefix::{
     CappedPrefix, DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, PrefixProbe,
-    Unfiltered,
+    Unfiltered, check_prefix_extractor,
 };
 pub use range::{RangeAnswer, RangeFilterBuilder};
 pub use reader::FilterBlock;

@@ -12,7 +12,7 @@
 //! use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder, PrefixAnswer};
 //!
 //! let users = Arc::new(DelimitedPrefix::new(b':')); // "usr:", "org:", ...
-//! let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true);
+//! let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true)?;
 //! for key in [&b"org:acme"[..], b"usr:alice", b"usr:bob"] {
 //!     builder.add_key(key);
 //! }
@@ -21,11 +21,13 @@
 //! assert!(filter.may_contain_scan(users.as_ref(), b"usr:b").may_contain()); // scan "usr:b*": read the table
 //! assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), PrefixAnswer::Absent); // no "grp:" key here
 //! assert!(filter.may_contain(b"usr:alice")); // whole keys are still there
-//! # Ok::<(), sstfilter::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use core::fmt;
 
+use crate::error::UsageError;
+use crate::format::PrefixName;
 use crate::hash::{KeyHash, key_hash};
 
 /// Decides which prefix of a key a filter stores, and which prefix a scan can be answered by.
@@ -43,7 +45,8 @@ use crate::hash::{KeyHash, key_hash};
 /// change whenever the prefixes extracted would (so include the parameters: `"myapp.tenant:4"`). The built-in
 /// extractors are [`FixedPrefix`], [`DelimitedPrefix`] and [`CappedPrefix`].
 pub trait PrefixExtractor: Send + Sync {
-    /// The name recorded in the block: at most 255 bytes of UTF-8, and different for every different extraction.
+    /// The name recorded in the block: at most [`MAX_PREFIX_NAME_LEN`](crate::MAX_PREFIX_NAME_LEN) (255) bytes of
+    /// UTF-8 (a builder refuses a longer one), and different for every different extraction.
     fn name(&self) -> &str;
 
     /// The length of the prefix stored for `key`, or `None` if `key` is outside the extractor's domain.
@@ -86,6 +89,14 @@ impl<E: PrefixExtractor + ?Sized> PrefixExtractor for std::sync::Arc<E> {
     fn scan_prefix_len(&self, scan: &[u8]) -> Option<usize> {
         (**self).scan_prefix_len(scan)
     }
+}
+
+/// Checks that a filter block can record `extractor`'s name whole (at most
+/// [`MAX_PREFIX_NAME_LEN`](crate::MAX_PREFIX_NAME_LEN) bytes), as
+/// [`FilterBlockBuilder::with_prefixes`](crate::FilterBlockBuilder::with_prefixes) does: for an integration that
+/// configures an extractor before it makes builders, so that the configuration is refused where it is made.
+pub fn check_prefix_extractor(extractor: &dyn PrefixExtractor) -> Result<(), UsageError> {
+    PrefixName::new(extractor.name()).map(drop)
 }
 
 /// Defines a built-in extractor: a struct holding its parameter and the name that records the parameter in

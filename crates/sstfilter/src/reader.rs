@@ -18,10 +18,12 @@ pub(crate) const BATCH: usize = 32;
 /// A filter block opened over its bytes, which it borrows or owns without copying: `&[u8]`, `Vec<u8>`,
 /// `bytes::Bytes`, a memory map — anything that is `AsRef<[u8]>`.
 ///
-/// [`open`](Self::open) validates the structure in O(1) (the trailer and the kind's parameters against the
-/// payload length) so that every query afterwards is in bounds and cannot panic;
-/// [`verify`](Self::verify) additionally checks the CRC32 over the whole block, which costs a pass over its
-/// bytes. A storage engine typically verifies once when it loads a block into its cache.
+/// [`open`](Self::open) validates the structure (the trailer and the kind's parameters against the payload
+/// length, in O(1)) and checks the CRC32 over the whole block (one pass over its bytes, at several GB/s): a
+/// block that opens answers "absent" only from bytes it verified. Open each block once, where it enters the
+/// store's cache, and keep the `FilterBlock`: queries then cost nothing more.
+/// [`open_unverified`](Self::open_unverified) skips the CRC32, for bytes the store has already checked with a
+/// checksum of its own over the same bytes; damaged bytes opened that way can hide keys.
 ///
 /// The filter kind is read from the block, never from configuration, so a reader opens blocks written with any
 /// policy. `FilterBlock` is `Send + Sync` when `B` is, and queries take `&self`. `B::as_ref` must return the same
@@ -38,7 +40,6 @@ pub(crate) const BATCH: usize = 32;
 /// let block: Vec<u8> = builder.finish();
 ///
 /// let filter = FilterBlock::open(block)?; // takes ownership; `&block[..]` would borrow
-/// filter.verify()?;
 /// assert!(filter.may_contain(b"usr:000000000042"));
 /// // Hash once, then ask every table of every level:
 /// let h = key_hash(b"usr:000000000042");
@@ -58,11 +59,23 @@ pub struct FilterBlock<B> {
 }
 
 impl<B: AsRef<[u8]>> FilterBlock<B> {
-    /// Opens a block, validating its trailer and parameters (not its checksum; see [`verify`](Self::verify)).
+    /// Opens a block: validates its trailer and parameters and checks its CRC32.
     ///
     /// Never panics and allocates nothing, whatever the bytes. An `Err` means the block cannot be used; a
-    /// storage engine should then treat every key as possibly present.
+    /// storage engine should then treat every key as possibly present (and count it).
     pub fn open(bytes: B) -> Result<Self> {
+        let block = Self::open_unverified(bytes)?;
+        block.verify()?;
+        Ok(block)
+    }
+
+    /// Opens a block without checking its CRC32: the structure is validated (every query stays in bounds and
+    /// never panics), but damaged bytes inside it can answer "absent" for a key that was added.
+    ///
+    /// Only for bytes the store verified itself, with a checksum over these same bytes, when they entered its
+    /// cache (or that [`verify`](Self::verify) will check before the first query). Never panics and allocates
+    /// nothing, whatever the bytes.
+    pub fn open_unverified(bytes: B) -> Result<Self> {
         let block = bytes.as_ref();
         let (payload_len, trailer) = Trailer::decode(block)?;
         let params =
@@ -91,14 +104,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         })
     }
 
-    /// Opens a block and verifies its checksum: [`open`](Self::open) followed by [`verify`](Self::verify).
-    pub fn open_verified(bytes: B) -> Result<Self> {
-        let block = Self::open(bytes)?;
-        block.verify()?;
-        Ok(block)
-    }
-
-    /// Checks the CRC32 stored in the trailer against the block's bytes.
+    /// Checks the CRC32 stored in the trailer against the block's bytes ([`open`](Self::open) already did).
     pub fn verify(&self) -> Result<()> {
         let found = block_checksum(self.bytes.as_ref());
         if found == self.trailer.checksum {
@@ -108,6 +114,19 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
                 expected: self.trailer.checksum,
                 found,
             })
+        }
+    }
+
+    /// The same block over borrowed bytes, without decoding it again.
+    #[must_use]
+    pub fn borrowed(&self) -> FilterBlock<&[u8]> {
+        FilterBlock {
+            bytes: self.bytes.as_ref(),
+            payload_len: self.payload_len,
+            trailer: self.trailer,
+            params: self.params,
+            query: self.query,
+            key_queries: self.key_queries,
         }
     }
 
@@ -229,7 +248,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// assert_eq!(answer, RangeAnswer::MayContain); // holds key 20
     /// // No key from 100 to 400: absent unless a false positive (at most 1 % · 301 / 1024 here).
     /// let _ = filter.may_contain_range(Included(&key(100)), Included(&key(400)));
-    /// # Ok::<(), sstfilter::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
@@ -355,7 +374,7 @@ mod tests {
     fn empty_key_set_gives_a_valid_block_that_contains_nothing() {
         let block = block_of(&[]);
         assert_eq!(block.len(), TRAILER_LEN);
-        let f = FilterBlock::open_verified(&block[..]).unwrap();
+        let f = FilterBlock::open(&block[..]).unwrap();
         assert_eq!(f.num_keys(), 0);
         assert_eq!(f.bits_per_key(), 0.0);
         for i in 0..1000u32 {
@@ -399,7 +418,11 @@ mod tests {
     fn verify_catches_a_flipped_payload_bit() {
         let mut block = block_of(&[b"a", b"b"]);
         block[3] ^= 0x10;
-        let f = FilterBlock::open(&block[..]).unwrap();
+        assert!(matches!(
+            FilterBlock::open(&block[..]),
+            Err(Error::ChecksumMismatch { .. })
+        ));
+        let f = FilterBlock::open_unverified(&block[..]).unwrap();
         assert!(matches!(f.verify(), Err(Error::ChecksumMismatch { .. })));
     }
 }

@@ -1,5 +1,6 @@
-//! Every truncation and every single-bit flip of a few blocks: `open`/`verify` reject it, or the block still
-//! answers "may contain" for all of its keys. Nothing panics, whatever the bytes.
+//! Every truncation and every single-bit flip of a few blocks: `open` rejects it (its structure or its CRC32), or
+//! the block still answers "may contain" for all of its keys. Nothing panics, whatever the bytes, even opened
+//! without the checksum (`open_unverified`).
 
 mod spec;
 
@@ -35,7 +36,9 @@ fn prefix_case(name: &'static str, n: usize, policy: impl FilterPolicy) -> Case 
     case_built(
         name,
         n,
-        FilterBlockBuilder::new(policy).with_prefixes(extractor, true),
+        FilterBlockBuilder::new(policy)
+            .with_prefixes(extractor, true)
+            .unwrap(),
     )
 }
 
@@ -75,13 +78,17 @@ struct Tally {
 }
 
 /// Opens a damaged block and classifies the outcome; panics (fails the test) only on a false negative in a
-/// block that passed both checks.
+/// block that `open` accepted.
 fn check(damaged: &[u8], keys: &[Vec<u8>], tally: &mut Tally, what: &str) {
-    let Ok(filter) = FilterBlock::open(damaged) else {
+    let opened = FilterBlock::open(damaged);
+    let Ok(filter) = FilterBlock::open_unverified(damaged) else {
+        assert!(opened.is_err(), "{what}");
         tally.rejected_by_open += 1;
         return;
     };
-    // Query even a block that fails its checksum: a caller that skips verify must not crash either.
+    // `open` is `open_unverified` and `verify`.
+    assert_eq!(opened.is_ok(), filter.verify().is_ok(), "{what}");
+    // Query even a block that fails its checksum: a caller that skips the CRC must not crash either.
     let probes: Vec<bool> = keys.iter().map(|k| filter.may_contain(k)).collect();
     let mut batch = vec![false; keys.len()];
     filter.may_contain_batch(keys, &mut batch);
@@ -105,11 +112,11 @@ fn check(damaged: &[u8], keys: &[Vec<u8>], tally: &mut Tally, what: &str) {
     }
     assert!(
         probes.iter().all(|&p| p),
-        "{what}: a block that passed open and verify lost a key"
+        "{what}: a block that passed open lost a key"
     );
     assert!(
         ranges.iter().all(|&p| p),
-        "{what}: a block that passed open and verify lost a key's range"
+        "{what}: a block that passed open lost a key's range"
     );
     tally.harmless += 1;
 }
@@ -273,9 +280,9 @@ fn ribbon_arbitrary_trailers_never_panic() {
 
 #[test]
 fn ribbon_arbitrary_directories_never_panic() {
-    // Directory bytes are payload: `open` does not read them, so every value of each must leave queries in
-    // bounds. (A wrong value inside the valid ranges can lose keys; only `verify` catches that, as it does any
-    // payload corruption.)
+    // Directory bytes are payload: the structural checks do not read them, so every value of each must leave
+    // queries in bounds. (A wrong value inside the valid ranges can lose keys; only the CRC32 catches that, as it
+    // does any payload corruption.)
     let Case { name, keys, block } =
         ribbon_case("Ribbon, 9000 keys", 9000, 1, RibbonPolicy::new(10.0));
     let params = match *FilterBlock::open(&block[..]).unwrap().params() {
@@ -364,7 +371,7 @@ fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
             let mut damaged = block.clone();
             damaged[bit / 8] ^= 1 << (bit % 8);
             spec::reseal(&mut damaged);
-            let ours = FilterBlock::open_verified(&damaged[..]);
+            let ours = FilterBlock::open(&damaged[..]);
             let reference = spec::open(&damaged);
             assert_eq!(
                 ours.is_ok(),
@@ -477,7 +484,7 @@ fn range_flips_with_a_recomputed_checksum_read_as_the_spec_says() {
             let mut damaged = block.clone();
             damaged[bit / 8] ^= 1 << (bit % 8);
             spec::reseal(&mut damaged);
-            let ours = FilterBlock::open_verified(&damaged[..]);
+            let ours = FilterBlock::open(&damaged[..]);
             let reference = spec::open(&damaged);
             assert_eq!(
                 ours.is_ok(),

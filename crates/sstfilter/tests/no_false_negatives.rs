@@ -16,11 +16,12 @@ use proptest::prelude::*;
 use sstfilter::leveldb::{
     Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader,
 };
+use sstfilter::sizing::FilterModel;
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterBlock,
     FilterBlockBuilder, FilterKind, FilterPlan, FilterPolicy, KeyHash, RangeFilterBuilder,
     RangePolicy, RibbonPolicy, ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy,
-    key_hash,
+    UsageError, key_hash,
 };
 
 /// A policy that always plans the same, explicit parameters: how a user's own `FilterPolicy` reaches
@@ -52,7 +53,7 @@ fn build(policy: impl FilterPolicy, keys: &[Vec<u8>]) -> Vec<u8> {
 /// and by the reader written from FORMAT.md (on every key for the Bloom kinds, on a sample for Ribbon, whose spec
 /// reader is slow). Returns the block's kind.
 fn assert_finds_all(what: &str, block: &[u8], keys: &[Vec<u8>]) -> FilterKind {
-    let filter = FilterBlock::open_verified(block).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let filter = FilterBlock::open(block).unwrap_or_else(|e| panic!("{what}: {e}"));
     let hashes: Vec<KeyHash> = keys.iter().map(|k| key_hash(k)).collect();
     let mut batch = vec![false; keys.len()];
     filter.may_contain_batch(keys, &mut batch);
@@ -155,15 +156,20 @@ fn standard_bloom_every_probe_count() {
 /// The key counts of the issue that found Ribbon losing keys, and the boundaries around them.
 const RIBBON_KEY_COUNTS: [usize; 5] = [1, 65, 100, 1000, 20_000];
 
-/// `RibbonPolicy::with_fpr(2^-e)` for `e` from 1 to 40 in steps of 1/4, at `counts`. Returns how many of the
-/// blocks were Ribbon (the rest are the BlockedBloom fallback for tiny key sets).
+/// `RibbonPolicy::with_fpr(2^-e)` for `e` from 1 to 40 in steps of 1/4, at `counts`: refused past 2^-32 (the
+/// smallest rate it keeps), else built. Returns how many of the blocks were Ribbon (the rest are the BlockedBloom
+/// fallback for tiny key sets).
 fn ribbon_every_quarter_exponent(counts: &[usize]) -> usize {
     let mut ribbon = 0;
     for &n in counts {
         let keys = keys(n, "rb");
         for quarter in 4..=160u32 {
             let exponent = f64::from(quarter) / 4.0;
-            let block = build(RibbonPolicy::with_fpr((-exponent).exp2()), &keys);
+            let Ok(policy) = RibbonPolicy::try_with_fpr((-exponent).exp2()) else {
+                assert!(exponent > 32.0, "with_fpr(2^-{exponent}) refused");
+                continue;
+            };
+            let block = build(policy, &keys);
             let kind = assert_finds_all(
                 &format!("RibbonPolicy::with_fpr(2^-{exponent}), {n} keys"),
                 &block,
@@ -178,8 +184,8 @@ fn ribbon_every_quarter_exponent(counts: &[usize]) -> usize {
 #[test]
 fn ribbon_with_fpr_every_quarter_exponent_from_1_to_40() {
     let ribbon = ribbon_every_quarter_exponent(&RIBBON_KEY_COUNTS);
-    // Most of these are real Ribbon blocks, including every rate from 2^-24.5 to 2^-31 at 1000 keys and more.
-    assert!(ribbon > 3 * 157, "only {ribbon} Ribbon blocks");
+    // Most of these are real Ribbon blocks, including every rate from 2^-24.5 to 2^-32 at 1000 keys and more.
+    assert!(ribbon > 3 * 125, "only {ribbon} Ribbon blocks");
 }
 
 /// The same sweep at 10^5 and 10^6 keys (about a minute in release: `cargo test --release --test
@@ -188,7 +194,7 @@ fn ribbon_with_fpr_every_quarter_exponent_from_1_to_40() {
 #[ignore = "minutes in the test profile; run with --ignored --release"]
 fn ribbon_with_fpr_every_quarter_exponent_at_large_key_counts() {
     let ribbon = ribbon_every_quarter_exponent(&[100_000, 1_000_000]);
-    assert_eq!(ribbon, 2 * 157);
+    assert_eq!(ribbon, 2 * 125);
 }
 
 #[test]
@@ -196,14 +202,21 @@ fn ribbon_policy_every_bloom_equivalent_bits_per_key_overhead_and_memory_cap() {
     for n in [0usize, 1, 129, 300, 5000, 9000] {
         let keys = keys(n, "rbn");
         for bits_per_key in 1..=100u32 {
-            let policy = RibbonPolicy::new(f64::from(bits_per_key));
+            // Past 91 bits/key BlockedBloom's rate is below 2^-32, which Ribbon cannot keep: refused.
+            let Ok(policy) = RibbonPolicy::try_new(f64::from(bits_per_key)) else {
+                assert!(
+                    bits_per_key > 91,
+                    "RibbonPolicy::new({bits_per_key}) refused"
+                );
+                continue;
+            };
             assert_finds_all(
                 &format!("RibbonPolicy::new({bits_per_key}), {n} keys"),
                 &build(policy, &keys),
                 &keys,
             );
         }
-        for exponent in [1, 7, 24, 25, 31, 32, 40] {
+        for exponent in [1, 7, 24, 25, 31, 32] {
             let base = RibbonPolicy::with_fpr((-f64::from(exponent)).exp2());
             for overhead in [0.0, 0.001, 0.005, 0.05, 0.5, 1.0] {
                 let policy = base.with_slot_overhead(overhead);
@@ -356,7 +369,7 @@ fn scalable_bloom_filter_across_many_stages() {
         let blocks: Vec<Vec<u8>> = filter.stages().map(BloomFilter::to_block).collect();
         let stages: Vec<FilterBlock<&[u8]>> = blocks
             .iter()
-            .map(|b| FilterBlock::open_verified(&b[..]).unwrap())
+            .map(|b| FilterBlock::open(&b[..]).unwrap())
             .collect();
         for key in &keys {
             assert!(
@@ -381,7 +394,8 @@ fn scalable_bloom_filter_across_many_stages() {
 fn leveldb_layout_policies_at_their_extreme_bits_per_key() {
     let keys = keys(700, "ldb");
     let key_refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-    for bits_per_key in [0usize, 1, 2, 3, 10, 43, 44, 45, 100, 1000] {
+    assert!(LevelDbBloomPolicy::try_new(101).is_err());
+    for bits_per_key in [0usize, 1, 2, 3, 10, 43, 44, 45, 99, 100] {
         let policy = LevelDbBloomPolicy::new(bits_per_key);
         let filter = policy.create_filter(&key_refs);
         for key in &key_refs {
@@ -446,7 +460,8 @@ where
 
 // --- Property test over the continuous dimensions ---
 
-/// Every constructor of every policy and filter the public API offers, with its parameters.
+/// Every constructor of every policy and filter the public API offers, with its parameters. Parameters are drawn
+/// past their documented ranges too: the checked (`try_`) constructors must refuse exactly what lies outside.
 #[derive(Debug, Clone)]
 enum Config {
     BlockedBloomPolicy(f64),
@@ -500,8 +515,36 @@ fn rate() -> impl Strategy<Value = f64> {
     (1.0f64..40.0).prop_map(|e| (-e).exp2())
 }
 
+/// A rate as a user may write one: mostly valid, sometimes 0, 1, negative, above 1, NaN or far too small.
+fn any_rate() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        8 => rate(),
+        1 => prop_oneof![
+            Just(0.0),
+            Just(1.0),
+            Just(-0.01),
+            Just(1.5),
+            Just(f64::NAN),
+            Just(1e-300),
+            (40.0f64..80.0).prop_map(|e| (-e).exp2()),
+        ],
+    ]
+}
+
+/// Bits per key as a user may write them: mostly 1 to 100, sometimes below, above (a unit mistake), or not finite.
 fn bits_per_key() -> impl Strategy<Value = f64> {
-    1.0f64..100.0
+    prop_oneof![
+        8 => 1.0f64..100.0,
+        1 => prop_oneof![
+            Just(0.0),
+            Just(-3.0),
+            Just(100.5),
+            Just(1e9),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            0.0f64..1.0,
+        ],
+    ]
 }
 
 fn config() -> impl Strategy<Value = Config> {
@@ -510,7 +553,7 @@ fn config() -> impl Strategy<Value = Config> {
         1 => bits_per_key().prop_map(Config::StandardBloomPolicy),
         1 => bits_per_key().prop_map(Config::RibbonNew),
         // Weighted up: rates are the widest continuous dimension, and Ribbon the most intricate kind.
-        4 => (rate(), proptest::option::of(0.0f64..0.2), proptest::option::of(0usize..4_000_000)).prop_map(
+        4 => (any_rate(), proptest::option::of(-0.1f64..1.2), proptest::option::of(0usize..4_000_000)).prop_map(
             |(fpr, overhead, max_build_memory)| Config::RibbonWithFpr {
                 fpr,
                 overhead,
@@ -519,10 +562,10 @@ fn config() -> impl Strategy<Value = Config> {
         ),
         1 => (0u32..200, 1u8..=24).prop_map(|(blocks, probes)| Config::BlockedBloomParams { blocks, probes }),
         1 => (1u64..100_000, 1u32..=255).prop_map(|(bits, hashes)| Config::StandardBloomParams { bits, hashes }),
-        1 => (1usize..5000, rate()).prop_map(|(expected, fpr)| Config::BloomFilterWithRate { expected, fpr }),
-        1 => (1u64..100_000, 1u32..=255).prop_map(|(bits, hashes)| Config::BloomFilterWithSize { bits, hashes }),
-        1 => (1usize..5000, rate()).prop_map(|(expected, fpr)| Config::CountingBloomFilter { expected, fpr }),
-        1 => (1usize..500, rate(), 1.1f64..4.0, 0.1f64..0.95).prop_map(|(initial, fpr, growth, tightening)| {
+        1 => (1usize..5000, any_rate()).prop_map(|(expected, fpr)| Config::BloomFilterWithRate { expected, fpr }),
+        1 => (0u64..100_000, 0u32..=300).prop_map(|(bits, hashes)| Config::BloomFilterWithSize { bits, hashes }),
+        1 => (1usize..5000, any_rate()).prop_map(|(expected, fpr)| Config::CountingBloomFilter { expected, fpr }),
+        1 => (1usize..500, any_rate(), 0.5f64..4.0, 0.0f64..1.05).prop_map(|(initial, fpr, growth, tightening)| {
             Config::ScalableBloomFilter {
                 initial,
                 fpr,
@@ -530,12 +573,12 @@ fn config() -> impl Strategy<Value = Config> {
                 tightening,
             }
         }),
-        1 => (0usize..200).prop_map(Config::LevelDbBloomPolicy),
+        1 => prop_oneof![9 => 0usize..=100, 1 => 101usize..10_000].prop_map(Config::LevelDbBloomPolicy),
         1 => bits_per_key().prop_map(Config::Bloom64Policy),
-        // Range lengths over the whole u64 (rounded up to a power of two, capped at 2^56), rates 2^-40..1/2.
-        2 => ((0u32..64).prop_flat_map(|e| 0..=(u64::MAX >> (63 - e))), rate())
+        // Range lengths over the whole u64 (rounded up to a power of two; refused past 2^56), any rate.
+        2 => ((0u32..64).prop_flat_map(|e| 0..=(u64::MAX >> (63 - e))), any_rate())
             .prop_map(|(max_range_len, fpr)| Config::RangeNew { max_range_len, fpr }),
-        1 => (0.0f64..100.0, any::<u64>())
+        1 => (-5.0f64..100.0, any::<u64>())
             .prop_map(|(bits, max_range_len)| Config::RangeWithBitsPerKey { bits, max_range_len }),
     ]
 }
@@ -561,7 +604,40 @@ fn key_set() -> impl Strategy<Value = Vec<Vec<u8>>> {
         })
 }
 
-/// Builds `keys` as `config` says and checks every key is found through every path the filter has.
+/// Whether `bits` is a bits/key setting the Bloom policies document as accepted: 1 to `MAX_BITS_PER_KEY`.
+fn documented_bits(bits: f64) -> bool {
+    (1.0..=sstfilter::MAX_BITS_PER_KEY).contains(&bits)
+}
+
+/// Whether `fpr` is strictly between 0 and 1, the rates every rate-taking constructor documents.
+fn documented_rate(fpr: f64) -> bool {
+    fpr > 0.0 && fpr < 1.0
+}
+
+/// The value of a checked constructor, or `None` when it refused; asserts that it refuses exactly what its
+/// documentation says it refuses (`documented` is whether the arguments lie inside the documented range).
+fn checked<T, E: std::fmt::Display>(
+    what: &str,
+    result: Result<T, E>,
+    documented: bool,
+) -> Option<T> {
+    match result {
+        Ok(value) => {
+            assert!(
+                documented,
+                "{what}: accepted a value outside the documented range"
+            );
+            Some(value)
+        }
+        Err(e) => {
+            assert!(!documented, "{what}: refused a documented value: {e}");
+            None
+        }
+    }
+}
+
+/// Builds `keys` as `config` says and checks every key is found through every path the filter has; a
+/// configuration the checked constructor refuses must be one its documentation excludes.
 fn check_config(config: &Config, keys: &[Vec<u8>]) {
     let what = format!("{config:?}, {} keys", keys.len());
     let block = |policy: &dyn FilterPolicy| {
@@ -571,18 +647,41 @@ fn check_config(config: &Config, keys: &[Vec<u8>]) {
         }
         assert_finds_all(&what, &builder.finish(), keys);
     };
+    let ribbon_rate = |fpr: f64| fpr >= RibbonPolicy::MIN_FPR && fpr < 1.0;
     match *config {
-        Config::BlockedBloomPolicy(b) => block(&BlockedBloomPolicy::new(b)),
-        Config::StandardBloomPolicy(b) => block(&StandardBloomPolicy::new(b)),
-        Config::RibbonNew(b) => block(&RibbonPolicy::new(b)),
+        Config::BlockedBloomPolicy(b) => {
+            if let Some(p) = checked(&what, BlockedBloomPolicy::try_new(b), documented_bits(b)) {
+                block(&p);
+            }
+        }
+        Config::StandardBloomPolicy(b) => {
+            if let Some(p) = checked(&what, StandardBloomPolicy::try_new(b), documented_bits(b)) {
+                block(&p);
+            }
+        }
+        Config::RibbonNew(b) => {
+            let keeps = documented_bits(b) && ribbon_rate(FilterModel::BlockedBloom.fpr(b));
+            if let Some(p) = checked(&what, RibbonPolicy::try_new(b), keeps) {
+                block(&p);
+            }
+        }
         Config::RibbonWithFpr {
             fpr,
             overhead,
             max_build_memory,
         } => {
-            let mut policy = RibbonPolicy::with_fpr(fpr);
+            let Some(mut policy) =
+                checked(&what, RibbonPolicy::try_with_fpr(fpr), ribbon_rate(fpr))
+            else {
+                return;
+            };
             if let Some(overhead) = overhead {
-                policy = policy.with_slot_overhead(overhead);
+                let documented = (0.0..=1.0).contains(&overhead);
+                let Some(p) = checked(&what, policy.try_with_slot_overhead(overhead), documented)
+                else {
+                    return;
+                };
+                policy = p;
             }
             if let Some(cap) = max_build_memory {
                 policy = policy.with_max_build_memory(cap);
@@ -601,13 +700,27 @@ fn check_config(config: &Config, keys: &[Vec<u8>]) {
             )));
         }
         Config::BloomFilterWithRate { expected, fpr } => {
-            check_bloom_filter(&what, BloomFilter::with_rate(expected, fpr), keys);
+            // Rates needing more than 255 probes (below about 2^-255) are refused too.
+            let documented = documented_rate(fpr) && fpr > 1e-70;
+            if let Some(f) = checked(&what, BloomFilter::try_with_rate(expected, fpr), documented) {
+                check_bloom_filter(&what, f, keys);
+            }
         }
         Config::BloomFilterWithSize { bits, hashes } => {
-            check_bloom_filter(&what, BloomFilter::with_size(bits, hashes), keys);
+            let documented = bits > 0 && (1..=255).contains(&hashes);
+            if let Some(f) = checked(&what, BloomFilter::try_with_size(bits, hashes), documented) {
+                check_bloom_filter(&what, f, keys);
+            }
         }
         Config::CountingBloomFilter { expected, fpr } => {
-            let mut filter = CountingBloomFilter::with_rate(expected, fpr);
+            let documented = documented_rate(fpr) && fpr > 1e-70;
+            let Some(mut filter) = checked(
+                &what,
+                CountingBloomFilter::try_with_rate(expected, fpr),
+                documented,
+            ) else {
+                return;
+            };
             let (kept, removed) = keys.split_at(keys.len() / 2);
             // Remove only keys that were inserted and are not also among the kept ones.
             for key in keys {
@@ -627,7 +740,15 @@ fn check_config(config: &Config, keys: &[Vec<u8>]) {
             growth,
             tightening,
         } => {
-            let mut filter = ScalableBloomFilter::with_growth(initial, fpr, growth, tightening);
+            let documented =
+                documented_rate(fpr) && fpr > 1e-70 && documented_rate(tightening) && growth >= 1.0;
+            let Some(mut filter) = checked(
+                &what,
+                ScalableBloomFilter::try_with_growth(initial, fpr, growth, tightening),
+                documented,
+            ) else {
+                return;
+            };
             for key in keys {
                 filter.insert(key);
             }
@@ -637,21 +758,45 @@ fn check_config(config: &Config, keys: &[Vec<u8>]) {
             );
         }
         Config::LevelDbBloomPolicy(b) => {
-            check_leveldb_filter_block(&what, LevelDbBloomPolicy::new(b), keys)
+            if let Some(p) = checked(&what, LevelDbBloomPolicy::try_new(b), b <= 100) {
+                check_leveldb_filter_block(&what, p, keys);
+            }
         }
-        Config::Bloom64Policy(b) => check_leveldb_filter_block(&what, Bloom64Policy::new(b), keys),
+        Config::Bloom64Policy(b) => {
+            if let Some(p) = checked(&what, Bloom64Policy::try_new(b), documented_bits(b)) {
+                check_leveldb_filter_block(&what, p, keys);
+            }
+        }
         Config::RangeNew { max_range_len, fpr } => {
-            check_range(&what, RangePolicy::new(max_range_len, fpr), keys);
+            let in_range = (1..=RangePolicy::MAX_RANGE_LEN).contains(&max_range_len)
+                && (RangePolicy::MIN_FPR..1.0).contains(&fpr);
+            // One key's universe, L / fpr (L rounded up to a power of two), must be below 2^64.
+            let length = max_range_len
+                .checked_next_power_of_two()
+                .map_or(f64::INFINITY, |l| l as f64);
+            let universe = length / fpr / 2f64.powi(64);
+            let result = RangePolicy::try_new(max_range_len, fpr);
+            if in_range && (0.99..1.01).contains(&universe) {
+                // Within rounding of the limit, either answer is honest.
+                if let Ok(p) = result {
+                    check_range(&what, p, keys);
+                }
+            } else if let Some(p) = checked(&what, result, in_range && universe < 1.0) {
+                check_range(&what, p, keys);
+            }
         }
         Config::RangeWithBitsPerKey {
             bits,
             max_range_len,
         } => {
-            check_range(
-                &what,
-                RangePolicy::with_bits_per_key(bits, max_range_len),
-                keys,
-            );
+            // Refused where the rate it gives is one `RangePolicy::try_new` refuses.
+            if let Ok(p) = RangePolicy::try_with_bits_per_key(bits, max_range_len) {
+                assert!(
+                    RangePolicy::try_new(p.max_range_len(), p.fpr()).is_ok(),
+                    "{what}"
+                );
+                check_range(&what, p, keys);
+            }
         }
     }
 }
@@ -664,11 +809,23 @@ fn check_range(what: &str, policy: RangePolicy, keys: &[Vec<u8>]) {
     sorted.sort();
     let mut builder = RangeFilterBuilder::new(policy);
     for key in &sorted {
-        builder.add_key(key).unwrap();
+        if let Err(e) = builder.add_key(key) {
+            // Only a key past the policy's limit is refused: the universe could not keep the rate.
+            assert_eq!(
+                e,
+                UsageError::TooManyKeys {
+                    expected: policy.max_keys(),
+                    found: policy.max_keys() + 1
+                },
+                "{what}"
+            );
+            assert_eq!(builder.len() as u64, policy.max_keys(), "{what}");
+            return;
+        }
     }
     sorted.dedup();
     let block = builder.finish();
-    let filter = FilterBlock::open_verified(&block[..]).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let filter = FilterBlock::open(&block[..]).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(filter.kind(), FilterKind::Range, "{what}");
     let reference = spec::open(&block).unwrap().range().unwrap();
     let mut batch = vec![false; sorted.len()];
@@ -729,14 +886,23 @@ fn range_policy_every_range_length_rate_and_bits_per_key() {
         for keys in shapes(n) {
             for s in 0..=56u32 {
                 for e in [1, 7, 20, 40] {
-                    let policy = RangePolicy::new(1 << s, (-f64::from(e)).exp2());
+                    // One key's universe, 2^(s + e), must stay below 2^64.
+                    let Ok(policy) = RangePolicy::try_new(1 << s, (-f64::from(e)).exp2()) else {
+                        assert!(s + e >= 64, "2^{s} at 2^-{e} refused");
+                        continue;
+                    };
                     check_range(&format!("range 2^{s} at 2^-{e}, {n} keys"), policy, &keys);
                     checked += 1;
                 }
             }
             for bits in 0..=100 {
                 for s in [0u32, 8, 16, 32, 56] {
-                    let policy = RangePolicy::with_bits_per_key(f64::from(bits), 1 << s);
+                    // The rate 2^(s + 2 - bits) must be below 1, at least 2^-40, and 2^(bits - 2) below 2^64.
+                    let Ok(policy) = RangePolicy::try_with_bits_per_key(f64::from(bits), 1 << s)
+                    else {
+                        assert!(bits <= s + 2 || bits > (s + 42).min(65), "{bits} at 2^{s}");
+                        continue;
+                    };
                     check_range(
                         &format!("range 2^{s} at {bits} bits/key, {n} keys"),
                         policy,
@@ -747,7 +913,9 @@ fn range_policy_every_range_length_rate_and_bits_per_key() {
             }
         }
     }
-    assert_eq!(checked, 7 * 3 * (57 * 4 + 101 * 5));
+    // Accepted per key set: 57 + 57 + 44 + 24 (length, rate) pairs (s + e < 64), and 40 + 40 + 40 + 31 + 7
+    // (bits, length) pairs (s + 2 < bits <= min(s + 42, 65)).
+    assert_eq!(checked, 7 * 3 * (182 + 158));
 }
 
 fn check_bloom_filter(what: &str, mut filter: BloomFilter, keys: &[Vec<u8>]) {

@@ -9,9 +9,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sstfilter::{
-    BlockedBloomPolicy, Error, FilterBlock, FilterPolicy, FilterStats, Partition, PartitionAnswer,
-    PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder,
-    Partitions, RibbonPolicy, StandardBloomPolicy, key_hash,
+    BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, Loaded,
+    Partition, PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter,
+    PartitionedFilterBuilder, Partitions, RibbonPolicy, StandardBloomPolicy, UsageError,
+    VerifiedPartition, key_hash,
 };
 
 /// Any policy, so that one loop covers every kind.
@@ -37,14 +38,14 @@ impl PartitionLoader for InMemory {
     type Block<'a> = &'a [u8];
     type Error = &'static str;
 
-    fn load(&self, partition: &Partition) -> Result<&[u8], &'static str> {
+    fn load(&self, partition: &Partition) -> Result<Loaded<&[u8]>, &'static str> {
         self.loads.set(self.loads.get() + 1);
         // By offset, as a store would: a wrong offset in the index gives another partition or none.
         let position = usize::try_from(partition.offset / 1000).map_err(|_| "no such offset")?;
         self.blocks
             .get(position)
             .filter(|_| partition.offset.is_multiple_of(1000))
-            .map(Vec::as_slice)
+            .map(|block| Loaded::Bytes(block.as_slice()))
             .ok_or("no such offset")
     }
 }
@@ -224,14 +225,14 @@ fn equal_keys_stay_in_one_partition_and_separators_are_found() {
 fn keys_out_of_order_are_refused_and_the_builder_goes_on() {
     let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
     builder.add_key(b"b").unwrap();
-    assert_eq!(builder.add_key(b"a"), Err(Error::KeysOutOfOrder));
+    assert_eq!(builder.add_key(b"a"), Err(UsageError::KeysOutOfOrder));
     builder.add_key(b"b").unwrap();
     builder.add_key(b"c").unwrap();
     let partitions = builder.finish();
     assert_eq!(partitions.num_keys(), 2);
     assert_eq!(
         partitions.index(&[]),
-        Err(Error::PartitionCount {
+        Err(UsageError::PartitionCount {
             expected: 1,
             found: 0
         })
@@ -265,7 +266,8 @@ enum Fault {
     Fails,
     Swapped,
     Truncated,
-    FlippedWithoutVerify,
+    /// Payload bits flipped: only the CRC32 can tell.
+    Flipped,
 }
 
 impl PartitionLoader for Faulty<'_> {
@@ -275,19 +277,22 @@ impl PartitionLoader for Faulty<'_> {
         Self: 'b;
     type Error = &'static str;
 
-    fn load(&self, partition: &Partition) -> Result<Vec<u8>, &'static str> {
+    fn load(&self, partition: &Partition) -> Result<Loaded<Vec<u8>>, &'static str> {
         let n = self.blocks.len();
         let own = self.blocks[partition.position].clone();
-        match self.fault {
-            Fault::Fails => Err("disk on fire"),
-            Fault::Swapped => Ok(self.blocks[(partition.position + 1) % n].clone()),
-            Fault::Truncated => Ok(own[..own.len() - 1].to_vec()),
-            Fault::FlippedWithoutVerify => {
+        let bytes = match self.fault {
+            Fault::Fails => return Err("disk on fire"),
+            Fault::Swapped => self.blocks[(partition.position + 1) % n].clone(),
+            Fault::Truncated => own[..own.len() - 1].to_vec(),
+            Fault::Flipped => {
                 let mut bytes = own;
-                bytes[0] ^= 0xff; // payload bits: caught only by verify
-                Ok(bytes)
+                for b in &mut bytes[..64] {
+                    *b ^= 0x5a;
+                }
+                bytes
             }
-        }
+        };
+        Ok(Loaded::Bytes(bytes))
     }
 }
 
@@ -296,7 +301,12 @@ fn unusable_partitions_answer_may_contain_and_are_counted() {
     let keys = keys(5000, "u");
     let (partitions, index) = blocked(512, &keys);
     assert!(partitions.len() > 2);
-    for fault in [Fault::Fails, Fault::Swapped, Fault::Truncated] {
+    for fault in [
+        Fault::Fails,
+        Fault::Swapped,
+        Fault::Truncated,
+        Fault::Flipped,
+    ] {
         let stats = FilterStats::new();
         let filter = PartitionedFilter::open(&index[..])
             .unwrap()
@@ -312,6 +322,7 @@ fn unusable_partitions_answer_may_contain_and_are_counted() {
                     (Fault::Fails, PartitionError::Load(_)) => {}
                     (Fault::Swapped, PartitionError::Block(Error::PartitionMismatch { .. })) => {}
                     (Fault::Truncated, PartitionError::Block(_)) => {}
+                    (Fault::Flipped, PartitionError::Block(Error::ChecksumMismatch { .. })) => {}
                     (f, e) => panic!("{f:?}: {e}"),
                 },
                 other => panic!("{fault:?}: {other:?}"),
@@ -321,18 +332,75 @@ fn unusable_partitions_answer_may_contain_and_are_counted() {
         assert_eq!(counts.decode_errors, 300, "{fault:?}");
         assert_eq!(counts.absent + counts.may_contain, 0, "{fault:?}");
     }
-    // Bits flipped inside a payload pass the O(1) identity check; verify_partition (the cache fill) catches them.
+}
+
+/// A cache of verified partitions, as a store keeps one: `verify_partition` when a partition enters, the verified
+/// partition handed out after (the reader then checks only that it is the partition the index names).
+struct VerifiedCache(Vec<VerifiedPartition<Vec<u8>>>);
+
+impl PartitionLoader for VerifiedCache {
+    type Block<'a> = &'a [u8];
+    type Error = &'static str;
+
+    fn load(&self, partition: &Partition) -> Result<Loaded<&[u8]>, &'static str> {
+        let p = self.0.get(partition.position).ok_or("not cached")?;
+        Ok(p.borrowed().into())
+    }
+}
+
+/// Issue 26, problem 1: the README's loader handed cached bytes to the reader without verifying them, and damaged
+/// payload bytes then answered "absent" for stored keys. Now a loader hands out either bytes, which the reader
+/// verifies, or partitions only `verify_partition` can make: whichever it does, damaged bytes lose no key.
+#[test]
+fn no_loader_can_hand_the_reader_unverified_bytes() {
+    let keys = keys(20_000, "v");
+    let (partitions, index) = blocked(4096, &keys);
     let filter = PartitionedFilter::open(&index[..]).unwrap();
-    let loader = Faulty {
-        blocks: partitions.blocks(),
-        fault: Fault::FlippedWithoutVerify,
+    assert!(partitions.len() > 3);
+    // Damage one partition's payload as the issue did (64 bytes zeroed), and flip bits in another.
+    let mut damaged: Vec<Vec<u8>> = partitions.blocks().to_vec();
+    damaged[1][100..164].fill(0);
+    damaged[2][10] ^= 0x10;
+    let raw = InMemory {
+        blocks: damaged.clone(),
+        loads: Cell::new(0),
     };
-    let p = filter.partition(0).unwrap();
-    let bytes = loader.load(&p).unwrap();
-    assert!(filter.open_partition(&p, &bytes[..]).is_ok());
+    for key in &keys {
+        assert!(filter.may_contain(key, &raw), "raw bytes lost {key:?}");
+    }
+    // A cache can only hold what verified: the damaged partitions never enter it.
+    let verified: Vec<_> = filter
+        .partitions()
+        .zip(&damaged)
+        .map(|(p, bytes)| filter.verify_partition(&p, bytes.clone()))
+        .collect();
+    assert!(matches!(verified[1], Err(Error::ChecksumMismatch { .. })));
+    assert!(matches!(verified[2], Err(Error::ChecksumMismatch { .. })));
+    // A cache of good partitions answers; one handing out another position's verified partition is refused.
+    let good: Vec<_> = filter
+        .partitions()
+        .zip(partitions.blocks())
+        .map(|(p, bytes)| filter.verify_partition(&p, bytes.clone()).unwrap())
+        .collect();
+    let mut swapped = good.clone();
+    swapped.swap(0, 1);
+    let (cache, swapped) = (VerifiedCache(good), VerifiedCache(swapped));
+    for key in &keys {
+        assert!(filter.may_contain(key, &cache));
+        assert!(filter.may_contain(key, &swapped));
+    }
+    let first = &keys[0];
     assert!(matches!(
-        filter.verify_partition(&p, &bytes[..]),
-        Err(Error::ChecksumMismatch { .. })
+        filter.lookup(first, key_hash(first), &swapped),
+        PartitionAnswer::Unavailable {
+            error: PartitionError::Block(Error::PartitionMismatch { partition: 0 }),
+            ..
+        }
+    ));
+    let absent = b"v99999999zzz";
+    assert!(matches!(
+        filter.lookup(absent, key_hash(absent), &cache),
+        PartitionAnswer::Answered { .. } | PartitionAnswer::PastLastKey
     ));
 }
 
@@ -348,6 +416,34 @@ fn index_and_filter_blocks_are_not_mistaken_for_each_other() {
         PartitionedFilter::open(&partitions.blocks()[0][..]).unwrap_err(),
         Error::NotPartitionIndex(sstfilter::FilterKind::BlockedBloom)
     );
+}
+
+/// A block that cannot answer a whole-key hash question (a Range block, a block of prefixes only) is no partition:
+/// asked by hash it would only ever say "may contain", silently turning the filter off. It is refused, and so
+/// counted as unusable.
+#[test]
+fn a_block_without_whole_key_hashes_is_no_partition() {
+    let keys = keys(100, "x");
+    let (_, index) = blocked(64, &keys);
+    let filter = PartitionedFilter::open(&index[..]).unwrap();
+    let p = filter.partition(0).unwrap();
+    let mut range = sstfilter::RangeFilterBuilder::new(sstfilter::RangePolicy::new(16, 0.01));
+    let mut prefixes_only = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0))
+        .with_prefixes(Arc::new(sstfilter::FixedPrefix::new(2)), false)
+        .unwrap();
+    for key in &keys {
+        range.add_key(key).unwrap();
+        prefixes_only.add_key(key);
+    }
+    for block in [range.finish(), prefixes_only.finish()] {
+        assert!(matches!(
+            filter.verify_partition(&p, &block[..]),
+            Err(Error::BadParams {
+                field: "partition without whole-key hashes",
+                ..
+            })
+        ));
+    }
 }
 
 /// Recomputes the index's CRC32 after a change, so that the layout checks are what is tested.

@@ -41,16 +41,16 @@ fn choices() -> Vec<String> {
             ));
             out.push(format!(
                 "RibbonPolicy::new({bits}) n{n}: {}",
-                describe(&RibbonPolicy::new(bits).plan(n))
+                RibbonPolicy::try_new(bits).map_or("refused".to_owned(), |p| describe(&p.plan(n)))
             ));
         }
     }
     for exponent in [1.0f64, 6.7, 9.75, 16.0, 24.5, 27.0, 32.0, 40.0] {
         for n in counts {
-            let policy = RibbonPolicy::with_fpr((-exponent).exp2());
+            let policy = RibbonPolicy::try_with_fpr((-exponent).exp2());
             out.push(format!(
                 "RibbonPolicy::with_fpr(2^-{exponent}) n{n}: {}",
-                describe(&policy.plan(n))
+                policy.map_or("refused".to_owned(), |p| describe(&p.plan(n)))
             ));
         }
     }
@@ -151,22 +151,22 @@ const PINNED: &[&str] = &[
     "RibbonPolicy::new(32) n1000000: Ribbon r17 upper5035 blocks15859 shards123 slots1014946",
     "BlockedBloomPolicy(100) n0: BlockedBloom k24 blocks0",
     "StandardBloomPolicy(100) n0: StandardBloom k69 bits64",
-    "RibbonPolicy::new(100) n0: BlockedBloom k24 blocks0",
+    "RibbonPolicy::new(100) n0: refused",
     "BlockedBloomPolicy(100) n1: BlockedBloom k24 blocks1",
     "StandardBloomPolicy(100) n1: StandardBloom k69 bits128",
-    "RibbonPolicy::new(100) n1: BlockedBloom k24 blocks1",
+    "RibbonPolicy::new(100) n1: refused",
     "BlockedBloomPolicy(100) n100: BlockedBloom k24 blocks20",
     "StandardBloomPolicy(100) n100: StandardBloom k69 bits10048",
-    "RibbonPolicy::new(100) n100: Ribbon r32 upper2 blocks2 shards1 slots128",
+    "RibbonPolicy::new(100) n100: refused",
     "BlockedBloomPolicy(100) n1000: BlockedBloom k24 blocks196",
     "StandardBloomPolicy(100) n1000: StandardBloom k69 bits100032",
-    "RibbonPolicy::new(100) n1000: Ribbon r32 upper16 blocks16 shards1 slots1006",
+    "RibbonPolicy::new(100) n1000: refused",
     "BlockedBloomPolicy(100) n100000: BlockedBloom k24 blocks19532",
     "StandardBloomPolicy(100) n100000: StandardBloom k69 bits10000000",
-    "RibbonPolicy::new(100) n100000: Ribbon r32 upper1586 blocks1586 shards13 slots101455",
+    "RibbonPolicy::new(100) n100000: refused",
     "BlockedBloomPolicy(100) n1000000: BlockedBloom k24 blocks195313",
     "StandardBloomPolicy(100) n1000000: StandardBloom k69 bits100000000",
-    "RibbonPolicy::new(100) n1000000: Ribbon r32 upper15859 blocks15859 shards123 slots1014946",
+    "RibbonPolicy::new(100) n1000000: refused",
     "RibbonPolicy::with_fpr(2^-1) n0: BlockedBloom k1 blocks0",
     "RibbonPolicy::with_fpr(2^-1) n1: Ribbon r1 upper2 blocks2 shards1 slots128",
     "RibbonPolicy::with_fpr(2^-1) n100: Ribbon r1 upper2 blocks2 shards1 slots128",
@@ -209,12 +209,12 @@ const PINNED: &[&str] = &[
     "RibbonPolicy::with_fpr(2^-32) n1000: Ribbon r32 upper16 blocks16 shards1 slots1006",
     "RibbonPolicy::with_fpr(2^-32) n100000: Ribbon r32 upper1586 blocks1586 shards13 slots101455",
     "RibbonPolicy::with_fpr(2^-32) n1000000: Ribbon r32 upper15859 blocks15859 shards123 slots1014946",
-    "RibbonPolicy::with_fpr(2^-40) n0: BlockedBloom k24 blocks0",
-    "RibbonPolicy::with_fpr(2^-40) n1: BlockedBloom k24 blocks1",
-    "RibbonPolicy::with_fpr(2^-40) n100: Ribbon r32 upper2 blocks2 shards1 slots128",
-    "RibbonPolicy::with_fpr(2^-40) n1000: Ribbon r32 upper16 blocks16 shards1 slots1006",
-    "RibbonPolicy::with_fpr(2^-40) n100000: Ribbon r32 upper1586 blocks1586 shards13 slots101455",
-    "RibbonPolicy::with_fpr(2^-40) n1000000: Ribbon r32 upper15859 blocks15859 shards123 slots1014946",
+    "RibbonPolicy::with_fpr(2^-40) n0: refused",
+    "RibbonPolicy::with_fpr(2^-40) n1: refused",
+    "RibbonPolicy::with_fpr(2^-40) n100: refused",
+    "RibbonPolicy::with_fpr(2^-40) n1000: refused",
+    "RibbonPolicy::with_fpr(2^-40) n100000: refused",
+    "RibbonPolicy::with_fpr(2^-40) n1000000: refused",
 ];
 
 #[test]

@@ -22,6 +22,8 @@
 
 use super::bloom_bits::{self, BitPlacement, MAX_PROBES};
 use super::hash::leveldb_hash;
+use crate::error::UsageError;
+use crate::policy::{MAX_BITS_PER_KEY, configured};
 
 /// The seed LevelDB's Bloom filter hashes keys with (`BloomHash` in `util/bloom.cc`).
 pub(crate) const BLOOM_SEED: u32 = 0xbc9f_1d34;
@@ -47,18 +49,36 @@ impl LevelDbBloomPolicy {
     /// The name LevelDB records for this policy in a table's meta-index (`"filter." + name`).
     pub const NAME: &'static str = "leveldb.BuiltinBloomFilter2";
 
-    /// A policy spending `bits_per_key` bits per key, as LevelDB's `NewBloomFilterPolicy(bits_per_key)`.
-    /// Any value is accepted, as in LevelDB: 0 still gives the 64-bit minimum filter with one probe.
+    /// A policy spending `bits_per_key` bits per key, as LevelDB's `NewBloomFilterPolicy(bits_per_key)`. As in
+    /// LevelDB, 0 still gives the 64-bit minimum filter with one probe.
+    ///
+    /// # Panics
+    /// If `bits_per_key` is above [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY) (LevelDB accepts any value; a
+    /// larger one is a unit mistake that would allocate gigabytes). Use [`try_new`](Self::try_new) for untrusted
+    /// configuration.
     #[must_use]
+    #[track_caller]
     pub fn new(bits_per_key: usize) -> Self {
+        configured(Self::try_new(bits_per_key))
+    }
+
+    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
+    pub fn try_new(bits_per_key: usize) -> Result<Self, UsageError> {
+        if bits_per_key as f64 > MAX_BITS_PER_KEY {
+            return Err(UsageError::setting(
+                "LevelDbBloomPolicy bits_per_key",
+                format!("at most {MAX_BITS_PER_KEY}"),
+                bits_per_key,
+            ));
+        }
         // LevelDB: `k_ = static_cast<size_t>(bits_per_key * 0.69)` in double precision, then clamped. The float
-        // to integer cast truncates, as C++'s does, and saturates for absurd inputs (which the clamp absorbs).
+        // to integer cast truncates, as C++'s does.
         let k = (bits_per_key as f64 * 0.69) as u64;
         let num_probes = k.clamp(1, u64::from(MAX_PROBES)) as u8;
-        LevelDbBloomPolicy {
+        Ok(LevelDbBloomPolicy {
             bits_per_key,
             num_probes,
-        }
+        })
     }
 
     /// The configured bits per key.
@@ -156,7 +176,7 @@ mod tests {
             (20, 13),
             (43, 29),
             (44, 30),
-            (1000, 30),
+            (100, 30),
         ];
         for (bits_per_key, k) in expect {
             assert_eq!(
@@ -165,6 +185,8 @@ mod tests {
                 "{bits_per_key} bits/key"
             );
         }
+        assert!(LevelDbBloomPolicy::try_new(101).is_err());
+        assert!(LevelDbBloomPolicy::try_new(usize::MAX).is_err());
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! hash and the optimal probe count, for stores that keep LevelDB's small per-2 KiB filters.
 
 use super::bloom_bits::{self, BitPlacement, MAX_PROBES};
+use crate::error::UsageError;
 use crate::hash::key_hash;
 use crate::math::{fastrange64, splitmix64};
-use crate::policy::configured;
+use crate::policy::{check_bits_per_key, configured};
 use crate::sizing::rates::optimal_bloom_probes;
 
 /// A standard Bloom filter in LevelDB's filter bytes, built on [`key_hash`] (xxh3-64) instead of LevelDB's 32-bit
@@ -49,28 +50,25 @@ impl Bloom64Policy {
     /// The name a table records for this policy. It changes with any change to the bytes' meaning.
     pub const NAME: &'static str = "sstfilter.Bloom64.v1";
 
-    /// A policy spending `bits_per_key` bits per key (any finite value ≥ 1.0).
+    /// A policy spending `bits_per_key` bits per key.
     ///
     /// # Panics
-    /// If `bits_per_key` is below 1.0 or not finite. Use [`try_new`](Self::try_new) for untrusted configuration.
+    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY). Use
+    /// [`try_new`](Self::try_new) for untrusted configuration.
     #[must_use]
     #[track_caller]
     pub fn new(bits_per_key: f64) -> Self {
-        configured(Self::try_new(bits_per_key), || {
-            format!("Bloom64Policy: bits_per_key must be finite and >= 1.0, got {bits_per_key}")
-        })
+        configured(Self::try_new(bits_per_key))
     }
 
-    /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
-    #[must_use]
-    pub fn try_new(bits_per_key: f64) -> Option<Self> {
-        (bits_per_key.is_finite() && bits_per_key >= 1.0).then(|| {
-            let probes = optimal_bloom_probes(bits_per_key).min(u32::from(MAX_PROBES));
-            Bloom64Policy {
-                bits_per_key,
-                // NOTE: `probes` is 1..=30, so the conversion cannot fail.
-                num_probes: u8::try_from(probes).unwrap_or(MAX_PROBES),
-            }
+    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
+    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
+        let bits_per_key = check_bits_per_key("Bloom64Policy bits_per_key", bits_per_key)?;
+        let probes = optimal_bloom_probes(bits_per_key).min(u32::from(MAX_PROBES));
+        Ok(Bloom64Policy {
+            bits_per_key,
+            // NOTE: `probes` is 1..=30, so the conversion cannot fail.
+            num_probes: u8::try_from(probes).unwrap_or(MAX_PROBES),
         })
     }
 
@@ -162,8 +160,9 @@ mod tests {
         assert_eq!(Bloom64Policy::new(10.0).num_probes(), 7);
         assert_eq!(Bloom64Policy::new(1.0).num_probes(), 1);
         assert_eq!(Bloom64Policy::new(100.0).num_probes(), MAX_PROBES);
-        assert_eq!(Bloom64Policy::try_new(0.5), None);
-        assert_eq!(Bloom64Policy::try_new(f64::NAN), None);
+        for bad in [0.5, 100.5, f64::NAN] {
+            assert!(Bloom64Policy::try_new(bad).is_err(), "{bad}");
+        }
     }
 
     /// Golden bytes: a change here is a change of format, which needs a new [`Bloom64Policy::NAME`].

@@ -22,7 +22,7 @@
 //! damaged one (a zeroed offsets array makes every filter empty) it turns lost keys into wasted reads.
 
 use super::LevelDbFilterPolicy;
-use crate::error::{Error, Result};
+use crate::error::UsageError;
 use crate::le::LeReader;
 
 /// The base lg LevelDB writes: one filter per `2^11 = 2048` bytes of data-block offsets.
@@ -52,7 +52,7 @@ const FOOTER_LEN: usize = 5;
 /// let reader = LevelDbFilterBlockReader::new(&block[..], LevelDbBloomPolicy::new(10));
 /// assert!(reader.key_may_match(0, b"apple"));
 /// assert!(reader.key_may_match(4096, b"banana"));
-/// # Ok::<(), sstfilter::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct LevelDbFilterBlockBuilder<P> {
@@ -83,13 +83,13 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
     /// Starts the data block at file offset `block_offset`: the keys added next belong to it.
     ///
     /// Offsets must not go back to an earlier 2 KiB range than a block already started
-    /// ([`Error::BlockOffsetOutOfOrder`]): the keys would land in a later filter than the one a reader consults.
+    /// ([`UsageError::BlockOffsetOutOfOrder`]): the keys would land in a later filter than the one a reader consults.
     /// LevelDB asserts this; here nothing is changed and the call can be corrected.
-    pub fn start_block(&mut self, block_offset: u64) -> Result<()> {
+    pub fn start_block(&mut self, block_offset: u64) -> Result<(), UsageError> {
         let index = block_offset >> FILTER_BASE_LG;
         if index < self.filter_offsets.len() as u64 {
-            return Err(Error::BlockOffsetOutOfOrder {
-                previous: self.last_block_offset.unwrap_or(0),
+            return Err(UsageError::BlockOffsetOutOfOrder {
+                expected: self.last_block_offset.unwrap_or(0),
                 found: block_offset,
             });
         }
@@ -108,9 +108,9 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
 
     /// Writes the last filter, the offsets array and the footer, and returns the block.
     ///
-    /// Fails with [`Error::FilterBlockTooLarge`] when the filters outgrow the 4 GiB that the format's 32-bit
+    /// Fails with [`UsageError::TooLarge`] when the filters outgrow the 4 GiB that the format's 32-bit
     /// offsets address (as does [`start_block`](Self::start_block)).
-    pub fn finish(mut self) -> Result<Vec<u8>> {
+    pub fn finish(mut self) -> Result<Vec<u8>, UsageError> {
         if !self.key_ends.is_empty() {
             self.generate_filter()?;
         }
@@ -126,7 +126,7 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
     }
 
     /// Closes the current filter (empty if no key was added since the last one) and records where it starts.
-    fn generate_filter(&mut self) -> Result<()> {
+    fn generate_filter(&mut self) -> Result<(), UsageError> {
         self.filter_offsets.push(offset_u32(self.filters.len())?);
         if self.key_ends.is_empty() {
             return Ok(());
@@ -144,9 +144,10 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
 }
 
 /// A position in the block as the format's u32.
-fn offset_u32(len: usize) -> Result<u32> {
-    u32::try_from(len).map_err(|_| Error::FilterBlockTooLarge {
-        max: u64::from(u32::MAX),
+fn offset_u32(len: usize) -> Result<u32, UsageError> {
+    u32::try_from(len).map_err(|_| UsageError::TooLarge {
+        what: "LevelDB filter block",
+        expected: u64::from(u32::MAX),
         found: len as u64,
     })
 }
@@ -385,8 +386,8 @@ mod tests {
         builder.add_key(b"k");
         assert_eq!(
             builder.start_block(1000),
-            Err(Error::BlockOffsetOutOfOrder {
-                previous: 5000,
+            Err(UsageError::BlockOffsetOutOfOrder {
+                expected: 5000,
                 found: 1000
             })
         );

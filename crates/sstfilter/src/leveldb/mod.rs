@@ -27,6 +27,12 @@ pub use bloom64::Bloom64Policy;
 pub use filter_block::{LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
 pub use hash::leveldb_hash;
 
+/// A LevelDB-format filter that every reader of the format answers "may match" for, whatever the key: LevelDB,
+/// rusty-leveldb and this crate's [`LevelDbFilterPolicy`] readers read a probe-count byte above 30 as a reserved
+/// encoding and a match. For a writer that cannot build a filter of the keys it was given (an inconsistent key
+/// layout): a filter of fewer keys would hide the others.
+pub const MATCH_ALL_FILTER: [u8; 2] = [0, 0xFF];
+
 /// A filter policy in LevelDB's sense (`include/leveldb/filter_policy.h`): it turns the keys of a range of data
 /// blocks into one filter, and answers from that filter alone. [`LevelDbFilterBlockBuilder`] and
 /// [`LevelDbFilterBlockReader`] are generic over it, as LevelDB's filter block is.

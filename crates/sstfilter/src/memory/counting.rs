@@ -1,9 +1,10 @@
 //! The counting Bloom filter (Fan, Cao, Almeida & Broder, 2000): 4-bit counters instead of bits, so that keys
 //! can be removed.
 
+use crate::error::UsageError;
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::standard_bloom::StandardBloomParams;
-use crate::memory::{BloomFilter, params_for_rate};
+use crate::memory::{BloomFilter, params_for_rate, params_for_size};
 use crate::policy::configured;
 use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
 
@@ -59,18 +60,13 @@ impl CountingBloomFilter {
     /// [`try_with_rate`](Self::try_with_rate) for untrusted configuration.
     #[must_use]
     pub fn with_rate(expected_items: usize, fpr: f64) -> Self {
-        configured(Self::try_with_rate(expected_items, fpr), || {
-            format!(
-                "CountingBloomFilter::with_rate: fpr must be in (0, 1) and the size addressable, got \
-                 {expected_items} items at {fpr}"
-            )
-        })
+        configured(Self::try_with_rate(expected_items, fpr))
     }
 
-    /// Like [`with_rate`](Self::with_rate), but `None` instead of a panic.
-    #[must_use]
-    pub fn try_with_rate(expected_items: usize, fpr: f64) -> Option<Self> {
-        params_for_rate(expected_items, fpr).and_then(Self::try_with_params)
+    /// Like [`with_rate`](Self::with_rate), but an error instead of a panic.
+    pub fn try_with_rate(expected_items: usize, fpr: f64) -> Result<Self, UsageError> {
+        params_for_rate("CountingBloomFilter fpr", expected_items, fpr)
+            .and_then(Self::try_with_params)
     }
 
     /// A filter of exactly `counters` counters with `hashes` probes per key.
@@ -80,29 +76,30 @@ impl CountingBloomFilter {
     /// [`try_with_size`](Self::try_with_size) for untrusted configuration.
     #[must_use]
     pub fn with_size(counters: u64, hashes: u32) -> Self {
-        configured(Self::try_with_size(counters, hashes), || {
-            format!(
-                "CountingBloomFilter::with_size: need 1 <= hashes <= 255 and an addressable, non-zero size, \
-                 got {counters} counters and {hashes} hashes"
-            )
-        })
+        configured(Self::try_with_size(counters, hashes))
     }
 
-    /// Like [`with_size`](Self::with_size), but `None` instead of a panic.
-    #[must_use]
-    pub fn try_with_size(counters: u64, hashes: u32) -> Option<Self> {
-        StandardBloomParams::new(counters, hashes)
-            .ok()
+    /// Like [`with_size`](Self::with_size), but an error instead of a panic.
+    pub fn try_with_size(counters: u64, hashes: u32) -> Result<Self, UsageError> {
+        params_for_size("CountingBloomFilter size", counters, hashes)
             .and_then(Self::try_with_params)
     }
 
-    /// An empty filter with `params.num_bits()` counters and `params.num_probes()` probes, or `None` if its
+    /// An empty filter with `params.num_bits()` counters and `params.num_probes()` probes, or an error if its
     /// `4 · num_bits` bits do not fit in this platform's address space.
-    #[must_use]
-    pub fn try_with_params(params: StandardBloomParams) -> Option<Self> {
-        let words = usize::try_from(params.num_bits().div_ceil(PER_WORD)).ok()?;
-        // A `Vec<u64>` holds at most isize::MAX bytes.
-        (words <= isize::MAX as usize / 8).then(|| CountingBloomFilter {
+    pub fn try_with_params(params: StandardBloomParams) -> Result<Self, UsageError> {
+        let words = usize::try_from(params.num_bits().div_ceil(PER_WORD))
+            .ok()
+            // A `Vec<u64>` holds at most isize::MAX bytes.
+            .filter(|&words| words <= isize::MAX as usize / 8)
+            .ok_or_else(|| {
+                UsageError::setting(
+                    "CountingBloomFilter size",
+                    "counters that fit in this platform's address space",
+                    params.num_bits(),
+                )
+            })?;
+        Ok(CountingBloomFilter {
             params,
             words: vec![0; words],
             nonzero: 0,
@@ -346,8 +343,8 @@ mod tests {
         let f = CountingBloomFilter::with_rate(1_000_000, 0.01);
         assert_eq!(f.params().num_bits(), 9_585_088);
         assert_eq!(f.memory_bytes(), 9_585_088 / 2);
-        assert!(CountingBloomFilter::try_with_size(0, 3).is_none());
-        assert!(CountingBloomFilter::try_with_size(64, 256).is_none());
-        assert!(CountingBloomFilter::try_with_rate(10, 1.0).is_none());
+        assert!(CountingBloomFilter::try_with_size(0, 3).is_err());
+        assert!(CountingBloomFilter::try_with_size(64, 256).is_err());
+        assert!(CountingBloomFilter::try_with_rate(10, 1.0).is_err());
     }
 }

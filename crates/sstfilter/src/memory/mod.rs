@@ -33,26 +33,61 @@ pub use counting::CountingBloomFilter;
 pub use scalable::ScalableBloomFilter;
 pub use standard::BloomFilter;
 
+use crate::error::UsageError;
 use crate::kind::standard_bloom::StandardBloomParams;
+use crate::policy::check_fpr;
 use crate::sizing::rates::{optimal_bloom_bits, optimal_bloom_probes};
 
 /// The parameters of a filter for `expected_items` items at false-positive rate `fpr`, as Guava sizes
 /// them: `m = ceil(-n·ln p / ln² 2)` rounded up to whole 64-bit words (the extra bits only lower the rate) and
-/// `k = round((m/n)·ln 2)`. `None` when `fpr` is not strictly between 0 and 1 or the filter would not fit in
-/// memory. Zero expected items are sized as one.
-pub(crate) fn params_for_rate(expected_items: usize, fpr: f64) -> Option<StandardBloomParams> {
-    if !(fpr > 0.0 && fpr < 1.0) {
-        return None;
-    }
+/// `k = round((m/n)·ln 2)`. Refused (as `setting`) when `fpr` is not strictly between 0 and 1, when it needs more
+/// probes than the format holds (255: below about `2^-255`, a rate no filter needs), or when the filter would not
+/// fit in memory. Zero expected items are sized as one.
+pub(crate) fn params_for_rate(
+    setting: &'static str,
+    expected_items: usize,
+    fpr: f64,
+) -> Result<StandardBloomParams, UsageError> {
+    let fpr = check_fpr(setting, fpr)?;
     let n = expected_items.max(1) as f64;
     let bits = optimal_bloom_bits(n, fpr);
     let words = (bits / 64.0).ceil();
+    let num_probes = optimal_bloom_probes(bits / n);
+    let refused = |expected: &str| {
+        UsageError::setting(
+            setting,
+            expected,
+            format!("{fpr} for {expected_items} items"),
+        )
+    };
+    if num_probes > StandardBloomParams::MAX_PROBES {
+        return Err(refused("a rate that 255 probes reach"));
+    }
     // A float this large cannot be a word count (and `StandardBloomParams::new` bounds it further).
     if words >= u64::MAX as f64 / 64.0 {
-        return None;
+        return Err(refused("a rate and item count whose filter fits in memory"));
     }
-    let num_probes = optimal_bloom_probes(bits / n).min(StandardBloomParams::MAX_PROBES);
-    StandardBloomParams::new(words as u64 * 64, num_probes).ok()
+    StandardBloomParams::new(words as u64 * 64, num_probes)
+        .map_err(|_| refused("a rate and item count whose filter fits in memory"))
+}
+
+/// The parameters `StandardBloomParams::new(bits, hashes)` for a filter of an explicit size, refused (as
+/// `setting`) when it refuses them.
+pub(crate) fn params_for_size(
+    setting: &'static str,
+    bits: u64,
+    hashes: u32,
+) -> Result<StandardBloomParams, UsageError> {
+    StandardBloomParams::new(bits, hashes).map_err(|_| {
+        UsageError::setting(
+            setting,
+            format!(
+                "1 to {} probes and a non-zero number of bits the format allows",
+                StandardBloomParams::MAX_PROBES
+            ),
+            format!("{hashes} probes and {bits} bits"),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -62,17 +97,19 @@ mod tests {
     #[test]
     fn sizing_from_a_rate_follows_guava() {
         // Guava: 1M insertions at 1 % → 9,585,059 bits and 7 hash functions; rounded up to 149,767 words.
-        let p = params_for_rate(1_000_000, 0.01).unwrap();
+        let rate = |n, fpr| params_for_rate("fpr", n, fpr);
+        let p = rate(1_000_000, 0.01).unwrap();
         assert_eq!((p.num_bits(), p.num_probes()), (9_585_088, 7));
-        let p = params_for_rate(1000, 0.001).unwrap();
+        let p = rate(1000, 0.001).unwrap();
         assert_eq!(p.num_probes(), 10);
-        assert_eq!(params_for_rate(0, 0.01), params_for_rate(1, 0.01));
+        assert_eq!(rate(0, 0.01), rate(1, 0.01));
         for bad in [0.0, 1.0, -0.5, 2.0, f64::NAN, f64::INFINITY] {
-            assert_eq!(params_for_rate(100, bad), None, "{bad}");
+            assert!(rate(100, bad).is_err(), "{bad}");
         }
-        assert_eq!(params_for_rate(usize::MAX, 1e-300), None);
-        // A vanishing rate asks for more probes than the format holds: clamped.
-        let tiny = params_for_rate(1, 1e-300).unwrap();
-        assert_eq!(tiny.num_probes(), StandardBloomParams::MAX_PROBES);
+        assert!(rate(usize::MAX, 1e-300).is_err());
+        // A vanishing rate asks for more probes than the format holds: refused, not clamped into a promise the
+        // filter would break.
+        assert!(rate(1, 1e-300).is_err());
+        assert_eq!(rate(1, 1e-70).unwrap().num_probes(), 233);
     }
 }

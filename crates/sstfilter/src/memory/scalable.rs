@@ -3,9 +3,10 @@
 
 use core::mem;
 
+use crate::error::UsageError;
 use crate::hash::{KeyHash, key_hash};
 use crate::memory::BloomFilter;
-use crate::policy::configured;
+use crate::policy::{check_fpr, configured};
 
 /// A Bloom filter for an unknown number of keys that keeps its false-positive rate under a target however many
 /// keys it takes.
@@ -54,10 +55,12 @@ struct Config {
 }
 
 impl Config {
-    /// Stage `index`, or `None` if its size or rate is not representable (its budget has underflowed, or it would
-    /// not fit in memory).
-    fn stage(&self, index: usize) -> Option<Stage> {
-        let exponent = i32::try_from(index).ok()?;
+    /// Stage `index`, or an error if its size or rate is not representable (its budget has underflowed, or it
+    /// would not fit in memory).
+    fn stage(&self, index: usize) -> Result<Stage, UsageError> {
+        let exponent = i32::try_from(index).map_err(|_| {
+            UsageError::setting("ScalableBloomFilter stages", "at most i32::MAX", index)
+        })?;
         let capacity = self.initial_capacity.max(1) as f64 * self.growth.powi(exponent);
         let budget = self.fpr * (1.0 - self.tightening) * self.tightening.powi(exponent);
         // `as` saturates a capacity beyond usize; such a stage then fails to size and is refused.
@@ -70,7 +73,7 @@ impl Config {
             headroom: 0,
         };
         stage.recount();
-        Some(stage)
+        Ok(stage)
     }
 }
 
@@ -126,9 +129,8 @@ impl ScalableBloomFilter {
         )
     }
 
-    /// Like [`new`](Self::new), but `None` instead of a panic.
-    #[must_use]
-    pub fn try_new(initial_capacity: usize, fpr: f64) -> Option<Self> {
+    /// Like [`new`](Self::new), but an error instead of a panic.
+    pub fn try_new(initial_capacity: usize, fpr: f64) -> Result<Self, UsageError> {
         Self::try_with_growth(
             initial_capacity,
             fpr,
@@ -147,33 +149,29 @@ impl ScalableBloomFilter {
     /// configuration.
     #[must_use]
     pub fn with_growth(initial_capacity: usize, fpr: f64, growth: f64, tightening: f64) -> Self {
-        configured(
-            Self::try_with_growth(initial_capacity, fpr, growth, tightening),
-            || {
-                format!(
-                    "ScalableBloomFilter: need 0 < fpr < 1, growth >= 1, 0 < tightening < 1, got fpr {fpr}, growth \
-                 {growth}, tightening {tightening} (initial capacity {initial_capacity})"
-                )
-            },
-        )
+        configured(Self::try_with_growth(
+            initial_capacity,
+            fpr,
+            growth,
+            tightening,
+        ))
     }
 
-    /// Like [`with_growth`](Self::with_growth), but `None` instead of a panic.
-    #[must_use]
+    /// Like [`with_growth`](Self::with_growth), but an error instead of a panic.
     pub fn try_with_growth(
         initial_capacity: usize,
         fpr: f64,
         growth: f64,
         tightening: f64,
-    ) -> Option<Self> {
-        let valid = fpr > 0.0
-            && fpr < 1.0
-            && growth.is_finite()
-            && growth >= 1.0
-            && tightening > 0.0
-            && tightening < 1.0;
-        if !valid {
-            return None;
+    ) -> Result<Self, UsageError> {
+        let fpr = check_fpr("ScalableBloomFilter fpr", fpr)?;
+        let tightening = check_fpr("ScalableBloomFilter tightening", tightening)?;
+        if !(growth.is_finite() && growth >= 1.0) {
+            return Err(UsageError::setting(
+                "ScalableBloomFilter growth",
+                "a finite number of at least 1",
+                growth,
+            ));
         }
         let config = Config {
             initial_capacity,
@@ -181,7 +179,7 @@ impl ScalableBloomFilter {
             growth,
             tightening,
         };
-        Some(ScalableBloomFilter {
+        Ok(ScalableBloomFilter {
             full: Vec::new(),
             current: config.stage(0)?,
             config,
@@ -203,7 +201,7 @@ impl ScalableBloomFilter {
         if self.current.is_full() {
             // If the next stage cannot be built (its budget underflowed or memory is exhausted), the current one
             // keeps taking keys: its rate rises past the target, but no key is ever lost.
-            if let Some(next) = self.config.stage(self.full.len() + 1) {
+            if let Ok(next) = self.config.stage(self.full.len() + 1) {
                 let done = mem::replace(&mut self.current, next);
                 self.full.push(done.filter);
             }
@@ -285,9 +283,9 @@ impl ScalableBloomFilter {
     pub fn clear(&mut self) {
         self.full.clear();
         match self.config.stage(0) {
-            Some(first) => self.current = first,
+            Ok(first) => self.current = first,
             // Unreachable (the first stage was built when the filter was); clearing in place is as correct.
-            None => self.current.filter.clear(),
+            Err(_) => self.current.filter.clear(),
         }
     }
 }
@@ -348,11 +346,11 @@ mod tests {
 
     #[test]
     fn configuration_is_validated() {
-        assert!(ScalableBloomFilter::try_new(100, 0.0).is_none());
-        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, 0.5, 0.9).is_none());
-        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, f64::NAN, 0.9).is_none());
-        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, 2.0, 1.0).is_none());
-        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, 1.0, 0.5).is_some());
+        assert!(ScalableBloomFilter::try_new(100, 0.0).is_err());
+        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, 0.5, 0.9).is_err());
+        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, f64::NAN, 0.9).is_err());
+        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, 2.0, 1.0).is_err());
+        assert!(ScalableBloomFilter::try_with_growth(100, 0.01, 1.0, 0.5).is_ok());
         assert_eq!(ScalableBloomFilter::new(0, 0.01).target_fpr(), 0.01);
     }
 

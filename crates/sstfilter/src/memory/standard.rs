@@ -1,11 +1,12 @@
 //! The standard in-memory Bloom filter, and its serialisation as a StandardBloom block.
 
+use crate::error::UsageError;
 use crate::error::{Error, Result};
 use crate::format::{TRAILER_LEN, Trailer};
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::KindParams;
 use crate::kind::standard_bloom::StandardBloomParams;
-use crate::memory::params_for_rate;
+use crate::memory::{params_for_rate, params_for_size};
 use crate::policy::configured;
 use crate::reader::FilterBlock;
 use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
@@ -39,7 +40,7 @@ use crate::tag::FilterKind;
 /// assert!((filter.estimated_len() / 10_000.0 - 1.0).abs() < 0.05);
 ///
 /// let bytes = filter.to_block();
-/// assert!(FilterBlock::open_verified(&bytes[..])?.may_contain(b"user-42"));
+/// assert!(FilterBlock::open(&bytes[..])?.may_contain(b"user-42"));
 /// assert_eq!(BloomFilter::from_block(&bytes)?, filter);
 /// # Ok::<(), sstfilter::Error>(())
 /// ```
@@ -60,18 +61,12 @@ impl BloomFilter {
     /// Use [`try_with_rate`](Self::try_with_rate) for untrusted configuration.
     #[must_use]
     pub fn with_rate(expected_items: usize, fpr: f64) -> Self {
-        configured(Self::try_with_rate(expected_items, fpr), || {
-            format!(
-                "BloomFilter::with_rate: fpr must be in (0, 1) and the size addressable, got {expected_items} \
-                 items at {fpr}"
-            )
-        })
+        configured(Self::try_with_rate(expected_items, fpr))
     }
 
-    /// Like [`with_rate`](Self::with_rate), but `None` instead of a panic for an invalid `fpr` or size.
-    #[must_use]
-    pub fn try_with_rate(expected_items: usize, fpr: f64) -> Option<Self> {
-        params_for_rate(expected_items, fpr).map(Self::with_params)
+    /// Like [`with_rate`](Self::with_rate), but an error instead of a panic for an invalid `fpr` or size.
+    pub fn try_with_rate(expected_items: usize, fpr: f64) -> Result<Self, UsageError> {
+        params_for_rate("BloomFilter fpr", expected_items, fpr).map(Self::with_params)
     }
 
     /// A filter of exactly `bits` bits with `hashes` probes per key.
@@ -81,20 +76,12 @@ impl BloomFilter {
     /// [`try_with_size`](Self::try_with_size) for untrusted configuration.
     #[must_use]
     pub fn with_size(bits: u64, hashes: u32) -> Self {
-        configured(Self::try_with_size(bits, hashes), || {
-            format!(
-                "BloomFilter::with_size: need 1 <= hashes <= 255 and an addressable, non-zero size, got {bits} \
-                 bits and {hashes} hashes"
-            )
-        })
+        configured(Self::try_with_size(bits, hashes))
     }
 
-    /// Like [`with_size`](Self::with_size), but `None` instead of a panic for invalid arguments.
-    #[must_use]
-    pub fn try_with_size(bits: u64, hashes: u32) -> Option<Self> {
-        StandardBloomParams::new(bits, hashes)
-            .ok()
-            .map(Self::with_params)
+    /// Like [`with_size`](Self::with_size), but an error instead of a panic for invalid arguments.
+    pub fn try_with_size(bits: u64, hashes: u32) -> Result<Self, UsageError> {
+        params_for_size("BloomFilter size", bits, hashes).map(Self::with_params)
     }
 
     /// An empty filter with these parameters (for example those of a filter to union with later).
@@ -235,15 +222,15 @@ impl BloomFilter {
     /// The filter of the union of both key sets: the bitwise OR. It is exactly the filter that inserting both
     /// sets into one filter would give.
     ///
-    /// Returns [`Error::ParamsMismatch`] unless both filters have the same size and probe count.
-    pub fn union(&self, other: &BloomFilter) -> Result<BloomFilter> {
+    /// Returns [`UsageError::ParamsMismatch`] unless both filters have the same size and probe count.
+    pub fn union(&self, other: &BloomFilter) -> Result<BloomFilter, UsageError> {
         let mut union = self.clone();
         union.union_in_place(other)?;
         Ok(union)
     }
 
     /// [`union`](Self::union) into `self`; on error `self` is unchanged.
-    pub fn union_in_place(&mut self, other: &BloomFilter) -> Result<()> {
+    pub fn union_in_place(&mut self, other: &BloomFilter) -> Result<(), UsageError> {
         self.check_compatible(other)?;
         for (word, theirs) in self.words.iter_mut().zip(&other.words) {
             *word |= theirs;
@@ -255,8 +242,8 @@ impl BloomFilter {
     /// (clamped at 0; the union is not built). Like every Bloom estimate it is good when the intersection is a
     /// sizeable part of the sets and noisy when it is a small difference of large numbers.
     ///
-    /// Returns [`Error::ParamsMismatch`] unless both filters have the same size and probe count.
-    pub fn estimated_intersection_len(&self, other: &BloomFilter) -> Result<f64> {
+    /// Returns [`UsageError::ParamsMismatch`] unless both filters have the same size and probe count.
+    pub fn estimated_intersection_len(&self, other: &BloomFilter) -> Result<f64, UsageError> {
         self.check_compatible(other)?;
         let union_ones = self
             .words
@@ -306,10 +293,10 @@ impl BloomFilter {
     /// a [`StandardBloomPolicy`](crate::StandardBloomPolicy) builder), after validating its structure and
     /// checksum. The result can take more keys.
     ///
-    /// Errors: anything [`FilterBlock::open_verified`] rejects, and [`Error::WrongKind`] for a valid block of
+    /// Errors: anything [`FilterBlock::open`] rejects, and [`Error::WrongKind`] for a valid block of
     /// another kind. Allocates the size of the payload, never more.
     pub fn from_block(bytes: &[u8]) -> Result<Self> {
-        let block = FilterBlock::open_verified(bytes)?;
+        let block = FilterBlock::open(bytes)?;
         let KindParams::StandardBloom(params) = *block.params() else {
             return Err(Error::WrongKind {
                 expected: FilterKind::StandardBloom,
@@ -322,8 +309,14 @@ impl BloomFilter {
         Ok(Self::from_words(params, words))
     }
 
-    fn check_compatible(&self, other: &BloomFilter) -> Result<()> {
-        let mismatch = |field, left, right| Err(Error::ParamsMismatch { field, left, right });
+    fn check_compatible(&self, other: &BloomFilter) -> Result<(), UsageError> {
+        let mismatch = |field, left, right| {
+            Err(UsageError::ParamsMismatch {
+                field,
+                expected: left,
+                found: right,
+            })
+        };
         if self.params.num_bits() != other.params.num_bits() {
             return mismatch("num_bits", self.num_bits(), other.num_bits());
         }
@@ -427,18 +420,18 @@ mod tests {
         let c = BloomFilter::with_size(1024, 6);
         assert_eq!(
             a.union(&b),
-            Err(Error::ParamsMismatch {
+            Err(UsageError::ParamsMismatch {
                 field: "num_bits",
-                left: 1024,
-                right: 2048
+                expected: 1024,
+                found: 2048
             })
         );
         assert_eq!(
             a.estimated_intersection_len(&c),
-            Err(Error::ParamsMismatch {
+            Err(UsageError::ParamsMismatch {
                 field: "num_probes",
-                left: 7,
-                right: 6
+                expected: 7,
+                found: 6
             })
         );
         let mut d = a.clone();
@@ -469,23 +462,24 @@ mod tests {
         assert_eq!(f.estimated_len(), f64::INFINITY);
         assert_eq!(f.estimated_intersection_len(&f.clone()).unwrap(), 0.0);
         let block = f.to_block();
-        let opened = FilterBlock::open_verified(&block[..]).unwrap();
+        let opened = FilterBlock::open(&block[..]).unwrap();
         assert_eq!(opened.num_keys(), u64::MAX);
         assert!(opened.may_contain(b"anything"));
     }
 
     #[test]
-    #[should_panic(expected = "fpr must be in (0, 1)")]
+    #[should_panic(expected = "fpr must be strictly between 0 and 1")]
     fn with_rate_panics_on_a_bad_rate() {
         let _ = BloomFilter::with_rate(10, 1.5);
     }
 
     #[test]
     fn try_constructors_validate() {
-        assert!(BloomFilter::try_with_size(0, 3).is_none());
-        assert!(BloomFilter::try_with_size(64, 0).is_none());
-        assert!(BloomFilter::try_with_size(64, 256).is_none());
-        assert!(BloomFilter::try_with_rate(10, 0.0).is_none());
+        assert!(BloomFilter::try_with_size(0, 3).is_err());
+        assert!(BloomFilter::try_with_size(64, 0).is_err());
+        assert!(BloomFilter::try_with_size(64, 256).is_err());
+        assert!(BloomFilter::try_with_rate(10, 0.0).is_err());
+        assert!(BloomFilter::try_with_rate(10, 1e-300).is_err());
         let f = BloomFilter::with_size(100, 3);
         assert_eq!(
             (f.num_bits(), f.num_probes(), f.memory_bytes()),

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::builder::FilterBlockBuilder;
-use crate::error::{Error, Result};
+use crate::error::UsageError;
 use crate::format::{PartitionIndexTag, TRAILER_LEN, Trailer};
 use crate::policy::FilterPolicy;
 
@@ -102,12 +102,12 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
     }
 
     /// Adds a key. Keys must not decrease (equal keys are allowed and stay in one partition); a smaller key than
-    /// the previous one is refused with [`Error::KeysOutOfOrder`] and not added.
-    pub fn add_key(&mut self, key: &[u8]) -> Result<()> {
+    /// the previous one is refused with [`UsageError::KeysOutOfOrder`] and not added.
+    pub fn add_key(&mut self, key: &[u8]) -> Result<(), UsageError> {
         let target = self.target_keys();
         if let Some(last) = &self.last_key {
             if key < last.as_slice() {
-                return Err(Error::KeysOutOfOrder);
+                return Err(UsageError::KeysOutOfOrder);
             }
             let may_cut = self.cuts == PartitionCuts::Anywhere || self.at_data_block_end;
             if key != last.as_slice() && may_cut && self.current.len() >= target {
@@ -237,20 +237,20 @@ impl Partitions {
     /// The partition index block, recording that partition `i` was written at `offsets[i]` (a file offset, or
     /// whatever the store's [`PartitionLoader`](crate::PartitionLoader) understands).
     ///
-    /// Fails with [`Error::PartitionCount`] if there is not one offset per partition, and with
-    /// [`Error::BadParams`] if the separators exceed the 4 GiB the index can address.
-    pub fn index(&self, offsets: &[u64]) -> Result<Vec<u8>> {
+    /// Fails with [`UsageError::PartitionCount`] if there is not one offset per partition, and with
+    /// [`UsageError::TooLarge`] if the separators exceed the 4 GiB the index can address.
+    pub fn index(&self, offsets: &[u64]) -> Result<Vec<u8>, UsageError> {
         if offsets.len() != self.entries.len() {
-            return Err(Error::PartitionCount {
+            return Err(UsageError::PartitionCount {
                 expected: self.entries.len() as u64,
                 found: offsets.len() as u64,
             });
         }
         if self.separators_overflow {
-            return Err(Error::BadParams {
-                kind: None,
-                field: "separator_bytes",
-                value: self.separators.len() as u64,
+            return Err(UsageError::TooLarge {
+                what: "partition index separators",
+                expected: u64::from(u32::MAX),
+                found: self.separators.len() as u64,
             });
         }
         let mut out =

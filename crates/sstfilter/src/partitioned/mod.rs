@@ -21,6 +21,8 @@ pub use builder::{
 };
 pub use reader::{PartitionAnswer, PartitionError, PartitionedFilter};
 
+use crate::reader::FilterBlock;
+
 /// One partition as the index names it: where the store put it and what it must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -40,9 +42,10 @@ pub struct Partition {
 
 /// Loads a partition's bytes for a [`PartitionedFilter`], typically through the store's block cache.
 ///
-/// The filter checks that what comes back is the partition the index names (length, stored checksum and key
-/// count); it does not recompute the CRC over the bytes on every query. Verify each block once when it enters the
-/// cache ([`PartitionedFilter::verify_partition`]), as with any filter block.
+/// A loader hands back either a [`VerifiedPartition`], which only
+/// [`PartitionedFilter::verify_partition`] makes (a cache verifies each partition once, when it enters), or
+/// plain bytes, which the filter then verifies in full (CRC32 included) on every load before they may answer
+/// "absent". Either way a loader that forgets to verify cannot lose a key; it can only cost time.
 pub trait PartitionLoader {
     /// The loaded bytes: a borrowed slice, a cache handle, an `Arc`, anything that is `AsRef<[u8]>`.
     type Block<'a>: AsRef<[u8]>
@@ -51,8 +54,8 @@ pub trait PartitionLoader {
     /// Why a load failed (an I/O error, a cache error): the query then answers "may contain".
     type Error;
 
-    /// The bytes of `partition`.
-    fn load(&self, partition: &Partition) -> Result<Self::Block<'_>, Self::Error>;
+    /// The bytes of `partition`, verified or not.
+    fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error>;
 }
 
 impl<L: PartitionLoader + ?Sized> PartitionLoader for &L {
@@ -62,7 +65,65 @@ impl<L: PartitionLoader + ?Sized> PartitionLoader for &L {
         Self: 'a;
     type Error = L::Error;
 
-    fn load(&self, partition: &Partition) -> Result<Self::Block<'_>, Self::Error> {
+    fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error> {
         (**self).load(partition)
+    }
+}
+
+/// What a [`PartitionLoader`] hands back: bytes, or a partition verified when it entered the store's cache.
+#[derive(Debug, Clone)]
+pub enum Loaded<B> {
+    /// Bytes the filter has not seen verified: it opens them, checks their CRC32 and matches them to the index
+    /// entry before they answer, on every load (a pass over the partition each time).
+    Bytes(B),
+    /// A partition verified once, where it entered the cache: the filter only matches it to the index entry
+    /// (O(1)) and asks it.
+    Verified(VerifiedPartition<B>),
+}
+
+impl<B> From<VerifiedPartition<B>> for Loaded<B> {
+    fn from(partition: VerifiedPartition<B>) -> Self {
+        Loaded::Verified(partition)
+    }
+}
+
+/// A partition's bytes, opened, with their CRC32 checked and matched to their entry in a partition index: made
+/// only by [`PartitionedFilter::verify_partition`], so holding one proves the bytes were verified. Keep these in
+/// a cache and hand them out ([`Loaded::Verified`]); a lookup then skips both the checksum and the decoding.
+#[derive(Debug, Clone)]
+pub struct VerifiedPartition<B> {
+    filter: FilterBlock<B>,
+}
+
+impl<B: AsRef<[u8]>> VerifiedPartition<B> {
+    /// Wraps a filter that `verify_partition` opened, verified and matched to its entry.
+    pub(crate) fn new(filter: FilterBlock<B>) -> Self {
+        VerifiedPartition { filter }
+    }
+
+    /// The partition's filter block.
+    #[must_use]
+    pub fn filter(&self) -> &FilterBlock<B> {
+        &self.filter
+    }
+
+    /// The same verified partition over borrowed bytes (for a loader whose cache owns them).
+    #[must_use]
+    pub fn borrowed(&self) -> VerifiedPartition<&[u8]> {
+        VerifiedPartition {
+            filter: self.filter.borrowed(),
+        }
+    }
+
+    /// The partition's bytes.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.filter.as_bytes()
+    }
+
+    /// Gives back the bytes.
+    #[must_use]
+    pub fn into_inner(self) -> B {
+        self.filter.into_inner()
     }
 }

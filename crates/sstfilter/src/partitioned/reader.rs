@@ -7,9 +7,10 @@ use crate::format::{self, PartitionIndexTag, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::reader::FilterBlock;
 use crate::stats::FilterStats;
+use crate::tag::FilterKind;
 
 use super::index::Layout;
-use super::{Partition, PartitionLoader};
+use super::{Loaded, Partition, PartitionLoader, VerifiedPartition};
 
 /// A partitioned filter, opened over its index block (FORMAT.md, section 8), which it keeps: the partitions are
 /// fetched through a [`PartitionLoader`] when a query needs one.
@@ -19,12 +20,15 @@ use super::{Partition, PartitionLoader};
 /// the separators for the first one `>=` the key: the key can only be in that partition. A key greater than the
 /// last separator (the table's last key) is in no partition and is absent without a load.
 ///
-/// A partition that fails to load, does not open, or is not the one its index entry describes (length, stored
-/// checksum, key count) answers "may contain", and is counted as a decode error in the attached
-/// [`FilterStats`] ([`with_stats`](Self::with_stats)).
+/// A partition that fails to load, does not verify (structure and CRC32, for bytes the loader did not verify),
+/// or is not the one its index entry describes (length, stored checksum, key count) answers "may contain", and is
+/// counted as a decode error in the attached [`FilterStats`] ([`with_stats`](Self::with_stats)).
 ///
 /// ```
-/// use sstfilter::{BlockedBloomPolicy, Partition, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder};
+/// use sstfilter::{
+///     BlockedBloomPolicy, Loaded, Partition, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder,
+///     VerifiedPartition,
+/// };
 ///
 /// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256);
 /// for i in 0..10_000u32 {
@@ -36,21 +40,23 @@ use super::{Partition, PartitionLoader};
 /// let offsets: Vec<u64> = (0..blocks.len() as u64).collect();
 /// let index = partitions.index(&offsets)?;
 ///
-/// struct InMemory(Vec<Vec<u8>>);
+/// let filter = PartitionedFilter::open(index)?; // verifies the index's CRC: it stays pinned
+///
+/// // A cache verifies each partition once, as it enters, and hands out the verified partition.
+/// struct InMemory(Vec<VerifiedPartition<Vec<u8>>>);
 /// impl PartitionLoader for InMemory {
 ///     type Block<'a> = &'a [u8];
 ///     type Error = std::convert::Infallible;
-///     fn load(&self, partition: &Partition) -> Result<&[u8], Self::Error> {
-///         Ok(&self.0[partition.offset as usize])
+///     fn load(&self, partition: &Partition) -> Result<Loaded<&[u8]>, Self::Error> {
+///         Ok(self.0[partition.offset as usize].borrowed().into())
 ///     }
 /// }
-///
-/// let filter = PartitionedFilter::open(index)?; // verifies the index's CRC: it stays pinned
-/// let loader = InMemory(blocks);
+/// let verified = filter.partitions().zip(blocks).map(|(p, bytes)| filter.verify_partition(&p, bytes));
+/// let loader = InMemory(verified.collect::<Result<_, _>>()?);
 /// assert!(filter.num_partitions() > 1);
 /// assert!(filter.may_contain(b"usr:00004242", &loader));
 /// assert!(!filter.may_contain(b"zzz", &loader)); // past the last key: no partition is loaded
-/// # Ok::<(), sstfilter::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
 pub struct PartitionedFilter<B> {
@@ -250,8 +256,8 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
         let Some(partition) = self.find(key) else {
             return PartitionAnswer::PastLastKey;
         };
-        let block = match loader.load(&partition) {
-            Ok(block) => block,
+        let loaded = match loader.load(&partition) {
+            Ok(loaded) => loaded,
             Err(e) => {
                 return PartitionAnswer::Unavailable {
                     partition,
@@ -259,10 +265,18 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
                 };
             }
         };
-        match self.open_partition(&partition, block.as_ref()) {
-            Ok(filter) => PartitionAnswer::Answered {
+        let may_contain = match loaded {
+            Loaded::Bytes(bytes) => self
+                .verify_partition(&partition, bytes)
+                .map(|p| p.filter().may_contain_hash(hash)),
+            Loaded::Verified(p) => {
+                check_identity(&partition, p.filter()).map(|()| p.filter().may_contain_hash(hash))
+            }
+        };
+        match may_contain {
+            Ok(may_contain) => PartitionAnswer::Answered {
                 partition,
-                may_contain: filter.may_contain_hash(hash),
+                may_contain,
             },
             Err(e) => PartitionAnswer::Unavailable {
                 partition,
@@ -271,36 +285,26 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
         }
     }
 
-    /// Opens `bytes` as `partition` (O(1)): an ordinary filter block whose length, stored checksum and key count
-    /// are the ones the index recorded, else [`Error::PartitionMismatch`].
-    pub fn open_partition<T: AsRef<[u8]>>(
-        &self,
-        partition: &Partition,
-        bytes: T,
-    ) -> Result<FilterBlock<T>> {
-        let len = bytes.as_ref().len() as u64;
-        let filter = FilterBlock::open(bytes)?;
-        if len != partition.len
-            || filter.stored_checksum() != partition.checksum
-            || filter.num_keys() != partition.num_keys
-        {
-            return Err(Error::PartitionMismatch {
-                partition: partition.position as u64,
-            });
-        }
-        Ok(filter)
-    }
-
-    /// [`open_partition`](Self::open_partition) and [`FilterBlock::verify`]: what a store does once when a
-    /// partition enters its cache.
+    /// Opens `bytes` as `partition`: an ordinary filter block whose structure and CRC32 check out
+    /// ([`FilterBlock::open`]), that holds whole-key hashes (a Range block, or one of prefixes only, is refused
+    /// with [`Error::BadParams`]: asked by hash, it could only ever answer "may contain"), and whose length, stored
+    /// checksum and key count are the ones the index recorded (else [`Error::PartitionMismatch`]). What a store does once, when a partition enters its cache; the
+    /// [`VerifiedPartition`] it gets back is what its loader hands out.
     pub fn verify_partition<T: AsRef<[u8]>>(
         &self,
         partition: &Partition,
         bytes: T,
-    ) -> Result<FilterBlock<T>> {
-        let filter = self.open_partition(partition, bytes)?;
-        filter.verify()?;
-        Ok(filter)
+    ) -> Result<VerifiedPartition<T>> {
+        let filter = FilterBlock::open(bytes)?;
+        if filter.kind() == FilterKind::Range || !filter.holds_whole_keys() {
+            return Err(Error::BadParams {
+                kind: Some(filter.kind()),
+                field: "partition without whole-key hashes",
+                value: partition.position as u64,
+            });
+        }
+        check_identity(partition, &filter)?;
+        Ok(VerifiedPartition::new(filter))
     }
 
     /// The index block's bytes.
@@ -314,4 +318,18 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     pub fn into_inner(self) -> B {
         self.bytes
     }
+}
+
+/// Whether `filter` is `partition`: its length, stored checksum and key count are the index entry's (a
+/// partition of another table, swapped or stale, is not).
+fn check_identity<T: AsRef<[u8]>>(partition: &Partition, filter: &FilterBlock<T>) -> Result<()> {
+    if filter.as_bytes().len() as u64 != partition.len
+        || filter.stored_checksum() != partition.checksum
+        || filter.num_keys() != partition.num_keys
+    {
+        return Err(Error::PartitionMismatch {
+            partition: partition.position as u64,
+        });
+    }
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! [`BlockedBloomPolicy`]: blocked Bloom filters at a fixed number of bits per key, with the probe count from a
 //! measured table.
 
-use super::{FilterPlan, FilterPolicy, configured};
+use super::{FilterPlan, FilterPolicy, check_bits_per_key, configured};
+use crate::error::UsageError;
 use crate::kind::blocked_bloom::{BLOCK_BITS, BlockedBloomParams};
 
 /// Builds cache-local blocked Bloom filters ([`FilterKind::BlockedBloom`](crate::FilterKind::BlockedBloom)) at a
@@ -19,23 +20,19 @@ impl BlockedBloomPolicy {
     /// A policy spending `bits_per_key` bits per distinct key.
     ///
     /// # Panics
-    /// If `bits_per_key` is below 1.0 or not finite: such a filter would be useless, and a configuration error
-    /// is better caught when the store starts than at the first flush. Use [`try_new`](Self::try_new) to
-    /// validate untrusted configuration.
+    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY): below, a
+    /// filter is useless; above, it only wastes memory; and a configuration error is better caught when the store
+    /// starts than at the first flush. Use [`try_new`](Self::try_new) to validate untrusted configuration.
     #[must_use]
     #[track_caller]
     pub fn new(bits_per_key: f64) -> Self {
-        configured(Self::try_new(bits_per_key), || {
-            format!(
-                "BlockedBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}"
-            )
-        })
+        configured(Self::try_new(bits_per_key))
     }
 
-    /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
-    #[must_use]
-    pub fn try_new(bits_per_key: f64) -> Option<Self> {
-        valid_bits_per_key(bits_per_key).then_some(BlockedBloomPolicy { bits_per_key })
+    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
+    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
+        let bits_per_key = check_bits_per_key("BlockedBloomPolicy bits_per_key", bits_per_key)?;
+        Ok(BlockedBloomPolicy { bits_per_key })
     }
 
     /// The configured bits per key.
@@ -49,12 +46,6 @@ impl FilterPolicy for BlockedBloomPolicy {
     fn plan(&self, num_keys: usize) -> FilterPlan {
         FilterPlan::BlockedBloom(params_for(num_keys, self.bits_per_key))
     }
-}
-
-/// Whether a bits/key setting makes a useful Bloom filter: finite and at least 1.0. The rule every Bloom policy
-/// applies to its configuration.
-pub(crate) fn valid_bits_per_key(bits_per_key: f64) -> bool {
-    bits_per_key.is_finite() && bits_per_key >= 1.0
 }
 
 /// The parameters for `num_keys` keys at `bits_per_key` bits each, with the probe count from [`PROBE_TABLE`]. The
@@ -147,10 +138,17 @@ mod tests {
 
     #[test]
     fn rejects_useless_bits_per_key() {
-        for bad in [0.0, 0.99, -1.0, f64::NAN, f64::INFINITY] {
-            assert!(BlockedBloomPolicy::try_new(bad).is_none(), "{bad}");
+        for bad in [0.0, 0.99, -1.0, 100.01, 1e9, f64::NAN, f64::INFINITY] {
+            assert!(
+                matches!(
+                    BlockedBloomPolicy::try_new(bad),
+                    Err(UsageError::InvalidSetting { .. })
+                ),
+                "{bad}"
+            );
         }
-        assert!(BlockedBloomPolicy::try_new(1.0).is_some());
+        assert!(BlockedBloomPolicy::try_new(1.0).is_ok());
+        assert!(BlockedBloomPolicy::try_new(crate::MAX_BITS_PER_KEY).is_ok());
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub use range::RangePolicy;
 pub use ribbon::RibbonPolicy;
 pub use standard_bloom::StandardBloomPolicy;
 
+use crate::error::UsageError;
 use crate::format::TRAILER_LEN;
 use crate::kind::blocked_bloom::BlockedBloomParams;
 use crate::kind::ribbon::RibbonPlan;
@@ -163,17 +164,53 @@ impl<P: FilterPolicy + ?Sized> FilterPolicy for Rc<P> {
     }
 }
 
-/// The value of a panicking constructor whose `try_` twin returned `value`: a configuration that yields `None`
-/// is a programming error (as documented on every such constructor), reported with `message` at the caller.
+/// The most bits per key a Bloom policy accepts (every kind, LevelDB's included), as RocksDB caps it: at 100 bits
+/// per key a BlockedBloom filter's rate is about `10^-10`, far past what skipping a read needs, so a larger setting
+/// is much more likely a unit mistake (bytes for bits, a total for a per-key figure) whose filter would allocate
+/// gigabytes at the first flush.
+pub const MAX_BITS_PER_KEY: f64 = 100.0;
+
+/// `bits_per_key` if a Bloom policy can honour it: finite, at least 1.0 (below, a filter is useless) and at most
+/// [`MAX_BITS_PER_KEY`]. The rule every Bloom policy applies to its configuration.
+pub(crate) fn check_bits_per_key(
+    setting: &'static str,
+    bits_per_key: f64,
+) -> Result<f64, UsageError> {
+    if bits_per_key.is_finite() && (1.0..=MAX_BITS_PER_KEY).contains(&bits_per_key) {
+        Ok(bits_per_key)
+    } else {
+        Err(UsageError::setting(
+            setting,
+            format!("a number from 1 to {MAX_BITS_PER_KEY}"),
+            bits_per_key,
+        ))
+    }
+}
+
+/// `fpr` if it is a rate a filter can promise: strictly between 0 and 1.
+pub(crate) fn check_fpr(setting: &'static str, fpr: f64) -> Result<f64, UsageError> {
+    if fpr > 0.0 && fpr < 1.0 {
+        Ok(fpr)
+    } else {
+        Err(UsageError::setting(
+            setting,
+            "strictly between 0 and 1",
+            fpr,
+        ))
+    }
+}
+
+/// The value of a panicking constructor whose `try_` twin returned `value`: a refused configuration is a
+/// programming error (as documented on every such constructor), reported with the error's message at the caller.
 #[track_caller]
-pub(crate) fn configured<T>(value: Option<T>, message: impl FnOnce() -> String) -> T {
+pub(crate) fn configured<T>(value: Result<T, UsageError>) -> T {
     #[expect(
         clippy::panic,
         reason = "documented: a bad configuration constant is a programming error"
     )]
     match value {
-        Some(value) => value,
-        None => panic!("{}", message()),
+        Ok(value) => value,
+        Err(error) => panic!("{error}"),
     }
 }
 

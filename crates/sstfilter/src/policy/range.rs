@@ -1,5 +1,7 @@
 //! The Range filter's policy: the range length and false-positive rate a writer sizes for.
 
+use super::configured;
+use crate::error::UsageError;
 use crate::kind::range::MAX_RANGE_LOG2;
 use crate::kind::range::elias_fano::Layout;
 
@@ -27,34 +29,90 @@ impl RangePolicy {
     /// The longest range a filter can be sized for: `2^56` projected values.
     pub const MAX_RANGE_LEN: u64 = 1 << MAX_RANGE_LOG2;
 
-    /// The smallest rate a policy targets, `2^-40`; smaller ones are raised to it.
+    /// The smallest rate a policy targets: `2^-40`.
     pub const MIN_FPR: f64 = 1.0 / (1u64 << 40) as f64;
 
-    /// A policy for ranges of up to `max_range_len` projected values (rounded up to a power of two, 0 counts as 1,
-    /// at most [`MAX_RANGE_LEN`](Self::MAX_RANGE_LEN)) with false-positive rate `fpr` for an empty range that long
-    /// (clamped into `MIN_FPR..=1`; NaN counts as 1, the smallest filter).
+    /// A policy for ranges of up to `max_range_len` projected values (rounded up to a power of two, which only
+    /// lowers the rate of every shorter range) with false-positive rate `fpr` for an empty range that long.
+    ///
+    /// # Panics
+    /// If `max_range_len` is not from 1 to [`MAX_RANGE_LEN`](Self::MAX_RANGE_LEN), `fpr` is not from
+    /// [`MIN_FPR`](Self::MIN_FPR) up to (not including) 1, or no key fits the universe (`L / ε` at least `2^64`).
+    /// Use [`try_new`](Self::try_new) for untrusted configuration.
     #[must_use]
+    #[track_caller]
     pub fn new(max_range_len: u64, fpr: f64) -> Self {
-        let range_log2 = max_range_len
-            .max(1)
-            .checked_next_power_of_two()
-            .map_or(MAX_RANGE_LOG2, u64::trailing_zeros)
-            .min(MAX_RANGE_LOG2);
-        let fpr = if fpr.is_nan() {
-            1.0
-        } else {
-            fpr.clamp(Self::MIN_FPR, 1.0)
-        };
-        RangePolicy { range_log2, fpr }
+        configured(Self::try_new(max_range_len, fpr))
+    }
+
+    /// Like [`new`](Self::new), but an error instead of a panic for a configuration it refuses.
+    pub fn try_new(max_range_len: u64, fpr: f64) -> Result<Self, UsageError> {
+        if !(1..=Self::MAX_RANGE_LEN).contains(&max_range_len) {
+            return Err(UsageError::setting(
+                "RangePolicy max_range_len",
+                "from 1 to 2^56",
+                max_range_len,
+            ));
+        }
+        let range_log2 = max_range_len.next_power_of_two().trailing_zeros();
+        if !(Self::MIN_FPR..1.0).contains(&fpr) {
+            return Err(UsageError::setting(
+                "RangePolicy fpr",
+                "from 2^-40 up to (not including) 1",
+                fpr,
+            ));
+        }
+        let policy = RangePolicy { range_log2, fpr };
+        if policy.max_keys() == 0 {
+            return Err(UsageError::setting(
+                "RangePolicy (max_range_len, fpr)",
+                "a pair whose universe for one key, L / fpr, is below 2^64",
+                format!("({}, {fpr})", policy.max_range_len()),
+            ));
+        }
+        Ok(policy)
     }
 
     /// A policy spending about `bits_per_key` bits per key on ranges of up to `max_range_len`: the rate of
     /// Grafite's bound at that space, `ε = L / 2^(bits − 2)` (then as [`new`](Self::new)).
+    ///
+    /// # Panics
+    /// If [`try_with_bits_per_key`](Self::try_with_bits_per_key) refuses the pair.
     #[must_use]
+    #[track_caller]
     pub fn with_bits_per_key(bits_per_key: f64, max_range_len: u64) -> Self {
-        let range = Self::new(max_range_len, 1.0);
+        configured(Self::try_with_bits_per_key(bits_per_key, max_range_len))
+    }
+
+    /// Like [`with_bits_per_key`](Self::with_bits_per_key), but an error instead of a panic: `bits_per_key` must
+    /// give a rate [`try_new`](Self::try_new) accepts, that is more than `log2(L) + 2` and at most
+    /// `min(log2(L) + 42, 65)` bits.
+    pub fn try_with_bits_per_key(
+        bits_per_key: f64,
+        max_range_len: u64,
+    ) -> Result<Self, UsageError> {
+        let range = Self::try_new(max_range_len, 0.5)?;
         let log2_fpr = f64::from(range.range_log2) - (bits_per_key - 2.0);
-        Self::new(range.max_range_len(), log2_fpr.exp2())
+        Self::try_new(range.max_range_len(), log2_fpr.exp2()).map_err(|_| {
+            UsageError::setting(
+                "RangePolicy bits_per_key",
+                format!(
+                    "more than log2(L) + 2 and at most min(log2(L) + 42, 65), with L = {}",
+                    range.max_range_len()
+                ),
+                bits_per_key,
+            )
+        })
+    }
+
+    /// The most distinct keys a filter of this policy can hold while keeping its rate: the universe
+    /// `⌈n · L / ε⌉` of its codes must fit in 64 bits. [`RangeFilterBuilder`](crate::RangeFilterBuilder) refuses
+    /// keys beyond it.
+    #[must_use]
+    pub fn max_keys(&self) -> u64 {
+        // One part in 2^52 below the exact quotient, so that the universe rounded up in floating point still fits.
+        let max = u64::MAX as f64 * self.fpr / self.max_range_len() as f64 * (1.0 - f64::EPSILON);
+        max as u64
     }
 
     /// The range length `L` the rate holds for, in projected values.
@@ -75,8 +133,9 @@ impl RangePolicy {
         self.fpr
     }
 
-    /// The universe of codes for `num_values` distinct projected keys: `⌈n · L / ε⌉`, at least `L` and `n`, at most
-    /// `u64::MAX`; 0 for no keys.
+    /// The universe of codes for `num_values` distinct projected keys: `⌈n · L / ε⌉`, at least `L` and `n`; 0 for no
+    /// keys. Exact up to [`max_keys`](Self::max_keys) keys; beyond, saturated at `u64::MAX` (a builder never gets
+    /// there).
     #[must_use]
     pub fn universe(&self, num_values: u64) -> u64 {
         if num_values == 0 {

@@ -1,8 +1,9 @@
 //! [`RibbonPolicy`]: Ribbon filters at a target false-positive rate, with BlockedBloom where Ribbon does not pay;
 //! and how a Ribbon filter is planned for a key count (shards, slots, columns), which `sstfilter calc` models.
 
-use super::blocked_bloom::{params_for, valid_bits_per_key};
-use super::{FilterPlan, FilterPolicy, configured};
+use super::blocked_bloom::params_for;
+use super::{FilterPlan, FilterPolicy, check_bits_per_key, check_fpr, configured};
+use crate::error::UsageError;
 use crate::kind::ribbon::{BLOCK_SLOTS, COEFF_BITS, MAX_COLUMNS, RibbonPlan, Shape, directory_len};
 use crate::sizing::FilterModel;
 use crate::sizing::rates::{ribbon_columns_for_fpr, ribbon_fpr};
@@ -47,49 +48,62 @@ pub struct RibbonPolicy {
 }
 
 impl RibbonPolicy {
+    /// The smallest false-positive rate a policy accepts: `2^-32`, Ribbon's rate at its most columns.
+    pub const MIN_FPR: f64 = 1.0 / (1u64 << MAX_COLUMNS) as f64;
+
     /// A policy with the false-positive rate BlockedBloom has at `bloom_equivalent_bits_per_key` (about 0.96 % at
     /// 10), built as Ribbon in less space; the BlockedBloom fallback uses exactly that many bits per key.
     ///
     /// # Panics
-    /// If `bloom_equivalent_bits_per_key` is below 1.0 or not finite, as
-    /// [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new). Use [`try_new`](Self::try_new) for untrusted
-    /// configuration.
+    /// If `bloom_equivalent_bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY),
+    /// as [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new), or BlockedBloom's rate there is below
+    /// [`MIN_FPR`](Self::MIN_FPR). Use [`try_new`](Self::try_new) for untrusted configuration.
     #[must_use]
     #[track_caller]
     pub fn new(bloom_equivalent_bits_per_key: f64) -> Self {
-        let bits = bloom_equivalent_bits_per_key;
-        configured(Self::try_new(bits), || {
-            format!(
-                "RibbonPolicy: bloom_equivalent_bits_per_key must be finite and >= 1.0, got {bits}"
-            )
-        })
+        configured(Self::try_new(bloom_equivalent_bits_per_key))
     }
 
-    /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
-    #[must_use]
-    pub fn try_new(bloom_equivalent_bits_per_key: f64) -> Option<Self> {
-        let bits = bloom_equivalent_bits_per_key;
-        valid_bits_per_key(bits).then(|| Self::with_rate(FilterModel::BlockedBloom.fpr(bits), bits))
+    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
+    pub fn try_new(bloom_equivalent_bits_per_key: f64) -> Result<Self, UsageError> {
+        const SETTING: &str = "RibbonPolicy bloom_equivalent_bits_per_key";
+        let bits = check_bits_per_key(SETTING, bloom_equivalent_bits_per_key)?;
+        let fpr = FilterModel::BlockedBloom.fpr(bits);
+        if fpr < Self::MIN_FPR {
+            return Err(UsageError::setting(
+                SETTING,
+                "a setting at which BlockedBloom's rate is at least 2^-32, Ribbon's smallest",
+                bits,
+            ));
+        }
+        Ok(Self::with_rate(fpr, bits))
     }
 
-    /// A policy targeting false-positive rate `fpr`. Ribbon reaches any rate in `[2^-32, 1/2]` (a value outside
-    /// is clamped to it); the BlockedBloom fallback gets the bits per key at which its own rate is `fpr`.
+    /// A policy targeting false-positive rate `fpr`. Ribbon reaches any rate from [`MIN_FPR`](Self::MIN_FPR) to
+    /// 1/2 (a rate above 1/2 is built at 1/2, better than asked); the BlockedBloom fallback gets the bits per key
+    /// at which its own rate is `fpr` (at least 1).
     ///
     /// # Panics
-    /// If `fpr` is not strictly between 0 and 1. Use [`try_with_fpr`](Self::try_with_fpr) for untrusted
-    /// configuration.
+    /// If `fpr` is not from [`MIN_FPR`](Self::MIN_FPR) up to (not including) 1. Use
+    /// [`try_with_fpr`](Self::try_with_fpr) for untrusted configuration.
     #[must_use]
     #[track_caller]
     pub fn with_fpr(fpr: f64) -> Self {
-        configured(Self::try_with_fpr(fpr), || {
-            format!("RibbonPolicy: fpr must be strictly between 0 and 1, got {fpr}")
-        })
+        configured(Self::try_with_fpr(fpr))
     }
 
-    /// Like [`with_fpr`](Self::with_fpr), but `None` instead of a panic for a rate not strictly between 0 and 1.
-    #[must_use]
-    pub fn try_with_fpr(fpr: f64) -> Option<Self> {
-        (fpr > 0.0 && fpr < 1.0).then(|| Self::with_rate(fpr, blocked_bloom_bits_for(fpr)))
+    /// Like [`with_fpr`](Self::with_fpr), but an error instead of a panic for a rate it refuses.
+    pub fn try_with_fpr(fpr: f64) -> Result<Self, UsageError> {
+        const SETTING: &str = "RibbonPolicy fpr";
+        let fpr = check_fpr(SETTING, fpr)?;
+        if fpr < Self::MIN_FPR {
+            return Err(UsageError::setting(
+                SETTING,
+                "at least 2^-32, Ribbon's smallest rate",
+                fpr,
+            ));
+        }
+        Ok(Self::with_rate(fpr, blocked_bloom_bits_for(fpr)))
     }
 
     fn with_rate(fpr: f64, fallback_bits_per_key: f64) -> Self {
@@ -114,15 +128,29 @@ impl RibbonPolicy {
     /// Sets the slot overhead (spare slots per key) instead of the measured default (about 1.5 % for large
     /// tables). More overhead builds faster (fewer elimination steps and seed retries) in more space; less
     /// saves space but retries seeds more often, and below the default the BlockedBloom fallback becomes
-    /// likely. Values outside `0.0..=1.0` (or NaN) are clamped to that range.
+    /// likely. The overhead changes only space and build time, never the rate.
+    ///
+    /// # Panics
+    /// If `overhead` is not from 0 to 1. Use [`try_with_slot_overhead`](Self::try_with_slot_overhead) for
+    /// untrusted configuration.
     #[must_use]
-    pub fn with_slot_overhead(mut self, overhead: f64) -> Self {
-        self.slot_overhead = Some(if overhead.is_nan() {
-            0.0
-        } else {
-            overhead.clamp(0.0, 1.0)
-        });
-        self
+    #[track_caller]
+    pub fn with_slot_overhead(self, overhead: f64) -> Self {
+        configured(self.try_with_slot_overhead(overhead))
+    }
+
+    /// Like [`with_slot_overhead`](Self::with_slot_overhead), but an error instead of a panic for a value it
+    /// refuses.
+    pub fn try_with_slot_overhead(mut self, overhead: f64) -> Result<Self, UsageError> {
+        if !(0.0..=1.0).contains(&overhead) {
+            return Err(UsageError::setting(
+                "RibbonPolicy slot_overhead",
+                "a number from 0 to 1",
+                overhead,
+            ));
+        }
+        self.slot_overhead = Some(overhead);
+        Ok(self)
     }
 
     /// The target false-positive rate.
@@ -263,13 +291,29 @@ mod tests {
 
     #[test]
     fn rejects_useless_configuration() {
-        for bad in [0.0, 0.99, -1.0, f64::NAN, f64::INFINITY] {
-            assert!(RibbonPolicy::try_new(bad).is_none(), "{bad}");
+        for bad in [0.0, 0.99, -1.0, 100.5, 1e9, f64::NAN, f64::INFINITY] {
+            assert!(RibbonPolicy::try_new(bad).is_err(), "{bad}");
         }
-        for bad in [0.0, 1.0, -0.1, 1.5, f64::NAN] {
-            assert!(RibbonPolicy::try_with_fpr(bad).is_none(), "{bad}");
+        for bad in [
+            0.0,
+            1.0,
+            -0.1,
+            1.5,
+            f64::NAN,
+            1e-10,
+            RibbonPolicy::MIN_FPR / 2.0,
+        ] {
+            assert!(RibbonPolicy::try_with_fpr(bad).is_err(), "{bad}");
         }
-        assert!(RibbonPolicy::try_with_fpr(0.7).is_some());
+        assert!(RibbonPolicy::try_with_fpr(0.7).is_ok());
+        assert!(RibbonPolicy::try_with_fpr(RibbonPolicy::MIN_FPR).is_ok());
+        for bad in [-0.01, 1.01, f64::NAN, f64::INFINITY] {
+            assert!(
+                RibbonPolicy::new(10.0).try_with_slot_overhead(bad).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(RibbonPolicy::new(10.0).try_with_slot_overhead(0.0).is_ok());
     }
 
     #[test]
@@ -302,8 +346,12 @@ mod tests {
             q.fallback_bits_per_key()
         );
         assert_eq!(RibbonPolicy::with_fpr(0.9).fallback_bits_per_key(), 1.0);
-        let tiny = RibbonPolicy::with_fpr(1e-300).fallback_bits_per_key();
-        assert!((tiny - MAX_FALLBACK_BITS_PER_KEY).abs() < 1e-6);
+        // The smallest rate Ribbon reaches is one the fallback reaches too (within its cap); smaller ones are
+        // refused rather than built at a rate above the promise.
+        let tiny = RibbonPolicy::with_fpr(RibbonPolicy::MIN_FPR).fallback_bits_per_key();
+        assert!(tiny < MAX_FALLBACK_BITS_PER_KEY, "{tiny}");
+        assert!(FilterModel::BlockedBloom.fpr(tiny) <= RibbonPolicy::MIN_FPR * 1.001);
+        assert!(RibbonPolicy::try_with_fpr(1e-300).is_err());
     }
 
     #[test]
@@ -339,7 +387,7 @@ mod tests {
     }
 
     #[test]
-    fn slot_overhead_is_configurable_and_clamped() {
+    fn slot_overhead_is_configurable() {
         let n = 100_000;
         let plan_with =
             |overhead: f64| match RibbonPolicy::new(10.0).with_slot_overhead(overhead).plan(n) {
@@ -347,8 +395,7 @@ mod tests {
                 other => panic!("{other:?}"),
             };
         assert!((plan_with(0.05).slot_overhead() - 0.05).abs() < 1e-4);
-        assert!(plan_with(-1.0).slot_overhead().abs() < 1e-4);
-        assert!(plan_with(f64::NAN).slot_overhead().abs() < 1e-4);
+        assert!(plan_with(0.0).slot_overhead().abs() < 1e-4);
     }
 
     #[test]

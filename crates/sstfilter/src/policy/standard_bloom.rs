@@ -1,7 +1,7 @@
 //! [`StandardBloomPolicy`]: classic Bloom filters at a fixed number of bits per key, with the optimal probe count.
 
-use super::blocked_bloom::valid_bits_per_key;
-use super::{FilterPlan, FilterPolicy, configured};
+use super::{FilterPlan, FilterPolicy, check_bits_per_key, configured};
+use crate::error::UsageError;
 use crate::kind::standard_bloom::{MAX_WORDS, StandardBloomParams};
 use crate::sizing::rates::optimal_bloom_probes;
 
@@ -21,23 +21,19 @@ impl StandardBloomPolicy {
     /// A policy spending `bits_per_key` bits per distinct key.
     ///
     /// # Panics
-    /// If `bits_per_key` is below 1.0 or not finite, as
-    /// [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new) does; use [`try_new`](Self::try_new) to
-    /// validate untrusted configuration.
+    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY), as
+    /// [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new); use [`try_new`](Self::try_new) to validate
+    /// untrusted configuration.
     #[must_use]
     #[track_caller]
     pub fn new(bits_per_key: f64) -> Self {
-        configured(Self::try_new(bits_per_key), || {
-            format!(
-                "StandardBloomPolicy: bits_per_key must be finite and >= 1.0, got {bits_per_key}"
-            )
-        })
+        configured(Self::try_new(bits_per_key))
     }
 
-    /// Like [`new`](Self::new), but `None` instead of a panic for a value below 1.0 or not finite.
-    #[must_use]
-    pub fn try_new(bits_per_key: f64) -> Option<Self> {
-        valid_bits_per_key(bits_per_key).then_some(StandardBloomPolicy { bits_per_key })
+    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
+    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
+        let bits_per_key = check_bits_per_key("StandardBloomPolicy bits_per_key", bits_per_key)?;
+        Ok(StandardBloomPolicy { bits_per_key })
     }
 
     /// The configured bits per key.
@@ -75,7 +71,8 @@ mod tests {
 
     #[test]
     fn rounds_to_whole_words_with_the_optimal_probe_count() {
-        assert!(StandardBloomPolicy::try_new(0.5).is_none());
+        assert!(StandardBloomPolicy::try_new(0.5).is_err());
+        assert!(StandardBloomPolicy::try_new(1e9).is_err());
         let p = params_for(1000, 10.0);
         // 1000 keys × 10 bits = 10,000 bits → 157 words of 64 (10,048 bits); k = round(10 · ln 2) = 7.
         assert_eq!((p.num_bits(), p.num_probes()), (10_048, 7));

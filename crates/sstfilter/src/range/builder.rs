@@ -1,7 +1,7 @@
 //! The Range filter's builder: takes a table's keys in sorted order, finds their common prefix as it goes, and
 //! projects each key once (FORMAT.md 4.5).
 
-use crate::error::{Error, Result};
+use crate::error::UsageError;
 use crate::format::{TRAILER_LEN, Trailer};
 use crate::kind::range::projection::{self, MAX_POSITIONS};
 use crate::kind::range::{self, Chosen};
@@ -20,6 +20,8 @@ use crate::tag::FilterKind;
 #[derive(Debug, Clone)]
 pub struct RangeFilterBuilder {
     policy: RangePolicy,
+    /// The policy's [`max_keys`](RangePolicy::max_keys), computed once.
+    max_keys: u64,
     /// The first key, up to [`Self::MAX_PREFIX_LEN`] bytes: the common prefix is a prefix of it.
     first: Vec<u8>,
     /// The last key added, for the order check.
@@ -43,6 +45,7 @@ impl RangeFilterBuilder {
     pub fn new(policy: RangePolicy) -> Self {
         RangeFilterBuilder {
             policy,
+            max_keys: policy.max_keys(),
             first: Vec::new(),
             last: Vec::new(),
             prefix_len: 0,
@@ -52,19 +55,30 @@ impl RangeFilterBuilder {
     }
 
     /// Adds a key. Keys must come in non-decreasing byte order (a table's order); a key equal to the previous one
-    /// is added once, and a key below it is refused with [`Error::KeysOutOfOrder`] and not added.
-    pub fn add_key(&mut self, key: &[u8]) -> Result<()> {
+    /// is added once, and a key below it is refused with [`UsageError::KeysOutOfOrder`] and not added. A distinct
+    /// key past the policy's [`max_keys`](RangePolicy::max_keys) is refused with [`UsageError::TooManyKeys`]: the
+    /// filter could not keep its rate.
+    pub fn add_key(&mut self, key: &[u8]) -> Result<(), UsageError> {
+        if !self.windows.is_empty() {
+            match key.cmp(self.last.as_slice()) {
+                core::cmp::Ordering::Less => return Err(UsageError::KeysOutOfOrder),
+                core::cmp::Ordering::Equal => return Ok(()),
+                core::cmp::Ordering::Greater => {}
+            }
+        }
+        let max = self.max_keys;
+        if self.windows.len() as u64 >= max {
+            return Err(UsageError::TooManyKeys {
+                expected: max,
+                found: max.saturating_add(1),
+            });
+        }
         if self.windows.is_empty() {
             self.first
                 .extend_from_slice(key.get(..Self::MAX_PREFIX_LEN).unwrap_or(key));
             self.prefix_len = self.first.len();
             self.runs.push((0, self.prefix_len));
         } else {
-            match key.cmp(self.last.as_slice()) {
-                core::cmp::Ordering::Less => return Err(Error::KeysOutOfOrder),
-                core::cmp::Ordering::Equal => return Ok(()),
-                core::cmp::Ordering::Greater => {}
-            }
             let shared = self
                 .first
                 .iter()
@@ -82,6 +96,13 @@ impl RangeFilterBuilder {
         self.last.clear();
         self.last.extend_from_slice(key);
         Ok(())
+    }
+
+    /// The builder without its key limit, to rebuild blocks a pre-release writer made with a saturated universe.
+    #[cfg(test)]
+    pub(crate) fn without_key_limit(mut self) -> Self {
+        self.max_keys = u64::MAX;
+        self
     }
 
     /// Number of distinct keys added.

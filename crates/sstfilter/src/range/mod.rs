@@ -21,7 +21,7 @@
 //! // Empty short ranges: absent but for about 1 % of them.
 //! let false_positives = (0..999).filter(|i| scan(i * 1000 + 1, i * 1000 + 1000).may_contain()).count();
 //! assert!(false_positives < 40);
-//! # Ok::<(), sstfilter::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod builder;
