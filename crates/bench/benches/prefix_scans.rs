@@ -51,7 +51,9 @@ where
     P: sstfilter::FilterPolicy + Clone + Send + Sync + 'static,
 {
     Some(Arc::new(
-        policy.with_sstfilter_prefix_extractor(Arc::new(tenants.clone())),
+        policy
+            .with_sstfilter_prefix_extractor(Arc::new(tenants.clone()))
+            .unwrap(),
     ))
 }
 

@@ -82,14 +82,14 @@ fn main() {
         Blocks::Aligned(
             built
                 .iter()
-                .map(|b| FilterBlock::open_verified(AlignedBlock::copy_from(b)).expect("opens"))
+                .map(|b| FilterBlock::open(AlignedBlock::copy_from(b)).expect("opens"))
                 .collect(),
         )
     } else {
         Blocks::Plain(
             built
                 .iter()
-                .map(|b| FilterBlock::open_verified(b.clone()).expect("opens"))
+                .map(|b| FilterBlock::open(b.clone()).expect("opens"))
                 .collect(),
         )
     };

@@ -167,7 +167,11 @@ fn explain_partitions<R: ReadAt>(table: &Table<R>, handle: BlockHandle) -> Resul
     let mut kinds = std::collections::BTreeMap::new();
     for position in 0..partitions.len() {
         match table.read_filter_partition(position) {
-            Some(Ok(filter)) => *kinds.entry(filter.kind().to_string()).or_insert(0u64) += 1,
+            Some(Ok(filter)) => {
+                *kinds
+                    .entry(filter.filter().kind().to_string())
+                    .or_insert(0u64) += 1
+            }
             Some(Err(e)) => {
                 let problem = format!("filter partition {position}: {e}");
                 println!("  partitions       UNUSABLE: {problem}; its lookups read a data block");
@@ -181,7 +185,7 @@ fn explain_partitions<R: ReadAt>(table: &Table<R>, handle: BlockHandle) -> Resul
     println!("  checks           every partition's CRC ok and as its index entry says");
     if let Some(first) = table.read_filter_partition(0).and_then(Result::ok) {
         println!("partition 0:");
-        explain(&first);
+        explain(first.filter());
     }
     Ok(())
 }

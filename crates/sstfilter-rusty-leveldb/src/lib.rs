@@ -33,7 +33,7 @@
 #![warn(unreachable_pub)]
 
 use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
-use sstfilter::leveldb::LevelDbFilterPolicy;
+use sstfilter::leveldb::{LevelDbFilterPolicy, MATCH_ALL_FILTER};
 use sstfilter::{FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, STORE_POLICY_NAME};
 
 /// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is one of sstfilter's
@@ -80,18 +80,24 @@ impl<P: FilterPolicy> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
         STORE_POLICY_NAME
     }
 
+    /// The block of the keys; no block (empty bytes, which every read answers "may match" for and counts as a
+    /// decode error) when the offsets do not lay the keys out consistently.
     fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
+        let Some(keys) = offset_keys(keys, key_offsets) else {
+            return Vec::new();
+        };
         let mut builder = FilterBlockBuilder::new(&self.policy);
-        for key in offset_keys(keys, key_offsets) {
+        for key in keys {
             builder.add_key(key);
         }
         builder.finish()
     }
 
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        // LevelDB does not verify a filter block's checksum unless asked to (paranoid checks), so verify ours:
-        // a flipped bit must cost a read, not hide a key. It is one pass over a filter of a few hundred bytes.
-        match FilterBlock::open_verified(filter) {
+        // rusty-leveldb never checks the checksum of a filter block (LevelDB only under paranoid checks), so
+        // `open` verifies ours: a flipped bit must cost a read, not hide a key. It is one pass over a filter of a
+        // few hundred bytes.
+        match FilterBlock::open(filter) {
             Ok(block) => {
                 let answer = block.may_contain(key);
                 self.stats.record_answer(answer);
@@ -122,8 +128,12 @@ impl<P: LevelDbFilterPolicy> RustyFilterPolicy for LevelDbFormat<P> {
         self.0.name()
     }
 
+    /// LevelDB's filter of the keys; [`MATCH_ALL_FILTER`] when the offsets do not lay the keys out
+    /// consistently.
     fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
-        let keys: Vec<&[u8]> = offset_keys(keys, key_offsets).collect();
+        let Some(keys) = offset_keys(keys, key_offsets) else {
+            return MATCH_ALL_FILTER.to_vec();
+        };
         let mut filter = Vec::new();
         self.0.append_filter(&keys, &mut filter);
         filter
@@ -135,15 +145,15 @@ impl<P: LevelDbFilterPolicy> RustyFilterPolicy for LevelDbFormat<P> {
 }
 
 /// The keys of rusty-leveldb's `create_filter` layout: key `i` runs from `offsets[i]` to the next offset (or the
-/// end of `keys`). Offsets out of order or past the end give empty keys rather than a panic.
-fn offset_keys<'a>(
-    keys: &'a [u8],
-    offsets: &'a [usize],
-) -> impl ExactSizeIterator<Item = &'a [u8]> {
-    offsets.iter().enumerate().map(move |(i, &start)| {
-        let end = offsets.get(i + 1).copied().unwrap_or(keys.len());
-        keys.get(start..end).unwrap_or_default()
-    })
+/// end of `keys`). `None` if an offset goes back or past the end: the keys are then unknown, and a filter of
+/// whatever they would be cut to could hide the real ones.
+fn offset_keys<'a>(keys: &'a [u8], offsets: &[usize]) -> Option<Vec<&'a [u8]>> {
+    let ends = offsets.iter().skip(1).copied().chain([keys.len()]);
+    offsets
+        .iter()
+        .zip(ends)
+        .map(|(&start, end)| keys.get(start..end))
+        .collect()
 }
 
 #[cfg(test)]
@@ -172,7 +182,7 @@ mod tests {
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let (buf, offsets) = layout(&refs);
         let filter = policy.create_filter(&buf, &offsets);
-        assert!(FilterBlock::open_verified(&filter[..]).is_ok());
+        assert!(FilterBlock::open(&filter[..]).is_ok());
         for k in &keys {
             assert!(policy.key_may_match(k, &filter));
         }
@@ -193,11 +203,35 @@ mod tests {
         assert_eq!(RustyFilterPolicy::name(&ours), theirs.name());
     }
 
+    /// Issue 26, problem 6: offsets out of order or out of range used to become empty keys, and the filter was
+    /// built without the real ones. Now such a layout gives a filter that matches every key, in both formats and
+    /// for every reader of each.
     #[test]
-    fn bad_offsets_give_empty_keys_not_panics() {
-        let keys: Vec<&[u8]> = offset_keys(b"abcdef", &[0, 4, 2, 100]).collect();
-        assert_eq!(keys, [&b"abcd"[..], b"", b"", b""]);
-        let keys: Vec<&[u8]> = offset_keys(b"abcdef", &[0, 4, 2]).collect();
-        assert_eq!(keys, [&b"abcd"[..], b"", b"cdef"]);
+    fn bad_offsets_give_filters_that_match_everything() {
+        assert_eq!(offset_keys(b"abcdef", &[0, 4, 2, 100]), None);
+        assert_eq!(offset_keys(b"abcdef", &[0, 4, 2]), None);
+        assert_eq!(offset_keys(b"abcdef", &[0, 7]), None);
+        assert_eq!(
+            offset_keys(b"abcdef", &[0, 4, 4]),
+            Some(vec![&b"abcd"[..], b"", b"ef"])
+        );
+        assert_eq!(offset_keys(b"", &[]), Some(vec![]));
+        let keys: Vec<Vec<u8>> = (0..50u32).map(|i| format!("k{i}").into_bytes()).collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let (buf, mut offsets) = layout(&refs);
+        offsets.swap(3, 4);
+        let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let filter = ours.create_filter(&buf, &offsets);
+        let leveldb = LevelDbFormat(LevelDbBloomPolicy::new(10));
+        let leveldb_filter = leveldb.create_filter(&buf, &offsets);
+        let rusty = ::rusty_leveldb::BloomPolicy::new(10);
+        let bloom64 = LevelDbFormat(sstfilter::leveldb::Bloom64Policy::new(10.0));
+        let bloom64_filter = bloom64.create_filter(&buf, &offsets);
+        for key in keys.iter().map(Vec::as_slice).chain([&b"absent"[..]]) {
+            assert!(ours.key_may_match(key, &filter));
+            assert!(leveldb.key_may_match(key, &leveldb_filter));
+            assert!(rusty.key_may_match(key, &leveldb_filter));
+            assert!(bloom64.key_may_match(key, &bloom64_filter));
+        }
     }
 }

@@ -46,7 +46,7 @@ use ::slatedb::{Filter, FilterBuilder, FilterQuery, FilterTarget, RowEntry};
 
 use sstfilter::{
     AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, PrefixProbe,
-    STORE_POLICY_NAME,
+    STORE_POLICY_NAME, UsageError,
 };
 
 /// Any of our [`FilterPolicy`]s (BlockedBloom, or any other kind, including your own policies) as a
@@ -82,22 +82,31 @@ impl<P> SlateDbFilterPolicy<P> {
     /// Also stores the prefix SlateDB's `extractor` gives for each key, so that prefix scans can skip SSTs.
     /// (SlateDB's extractors take `Bytes`, so each key added or asked about is copied once; an sstfilter
     /// extractor, through [`with_sstfilter_prefix_extractor`](Self::with_sstfilter_prefix_extractor), is not.)
-    #[must_use]
-    pub fn with_prefix_extractor(self, extractor: Arc<dyn PrefixExtractor>) -> Self {
+    ///
+    /// Fails if the extractor's name is too long for a block to record (see
+    /// [`with_sstfilter_prefix_extractor`](Self::with_sstfilter_prefix_extractor)).
+    pub fn with_prefix_extractor(
+        self,
+        extractor: Arc<dyn PrefixExtractor>,
+    ) -> Result<Self, UsageError> {
         self.with_sstfilter_prefix_extractor(Arc::new(FromSlateDb(extractor)))
     }
 
     /// Also stores the prefix sstfilter's `extractor` ([`sstfilter::FixedPrefix`],
     /// [`sstfilter::DelimitedPrefix`], [`sstfilter::CappedPrefix`] or your own) gives for each key, so that prefix
     /// scans can skip SSTs. Wrap the same extractor in [`SlateDbPrefix`] to hand it to SlateDB itself.
-    #[must_use]
+    ///
+    /// Fails with [`UsageError::InvalidSetting`] if the extractor's name is longer than a block records
+    /// ([`sstfilter::MAX_PREFIX_NAME_LEN`] bytes): it is refused here, where the store is configured, not when
+    /// SlateDB first builds a filter.
     pub fn with_sstfilter_prefix_extractor(
         mut self,
         extractor: Arc<dyn sstfilter::PrefixExtractor>,
-    ) -> Self {
+    ) -> Result<Self, UsageError> {
+        sstfilter::check_prefix_extractor(extractor.as_ref())?;
         self.prefix_extractor = Some(extractor);
         self.name = self.compose_name();
-        self
+        Ok(self)
     }
 
     /// Whether whole keys are stored (the default). Without them, point lookups probe the key's prefix, which
@@ -176,7 +185,7 @@ where
         // One copy, into a buffer whose BlockedBloom blocks are each one cache line (SlateDB's bytes come at any
         // alignment); the decoded filter then lives in SlateDB's filter cache.
         let bytes = AlignedBlock::copy_from(data);
-        let block = match FilterBlock::open_verified(bytes) {
+        let block = match FilterBlock::open(bytes) {
             Ok(block) => Decoded::Block(block),
             Err(_) => {
                 self.stats.record_decode_error();
@@ -275,18 +284,19 @@ impl Probes {
         }
     }
 
-    /// A builder of blocks holding what this policy's filters hold.
-    fn builder<P: FilterPolicy>(&self, policy: P) -> FilterBlockBuilder<P> {
+    /// A builder of blocks holding what this policy's filters hold, or why there is none: an extractor whose
+    /// name grew past what a block records after the policy checked it (the filters built then answer "may match").
+    fn builder<P: FilterPolicy>(&self, policy: P) -> Result<FilterBlockBuilder<P>, UsageError> {
         let builder = FilterBlockBuilder::new(policy);
         match &self.prefixes {
             Some(extractor) => builder.with_prefixes(extractor.clone(), self.whole_key_filtering),
-            None => builder,
+            None => Ok(builder),
         }
     }
 }
 
 struct SlateDbFilterBuilder<P: FilterPolicy> {
-    builder: FilterBlockBuilder<P>,
+    builder: Result<FilterBlockBuilder<P>, UsageError>,
     policy: P,
     probes: Probes,
     /// Handed to the filters it builds (SlateDB may query them without decoding them again).
@@ -296,17 +306,19 @@ struct SlateDbFilterBuilder<P: FilterPolicy> {
 impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
     fn add_entry(&mut self, entry: &RowEntry) {
         // Whole keys and prefixes as configured; a run of equal prefixes is added once.
-        self.builder.add_key(&entry.key);
+        if let Ok(builder) = &mut self.builder {
+            builder.add_key(&entry.key);
+        }
     }
 
     fn build(&mut self) -> Arc<dyn Filter> {
         let builder =
             std::mem::replace(&mut self.builder, self.probes.builder(self.policy.clone()));
-        let bytes = AlignedBlock::copy_from(&builder.finish());
-        let block = match FilterBlock::open(bytes) {
-            Ok(block) => Decoded::Block(block),
-            // A block this crate just wrote always opens; if it ever did not, it must still never hide a key.
-            Err(_) => Decoded::Unusable(Vec::new()),
+        let block = match builder.map(|b| FilterBlock::open(AlignedBlock::copy_from(&b.finish()))) {
+            Ok(Ok(block)) => Decoded::Block(block),
+            // No builder (see `Probes::builder`), or a block that did not open (one this crate just wrote always
+            // does): an empty filter, which answers "may match" and never hides a key.
+            Ok(Err(_)) | Err(_) => Decoded::Unusable(Vec::new()),
         };
         Arc::new(SlateDbFilter {
             block,
@@ -432,7 +444,7 @@ mod tests {
     fn names_encode_what_changes_the_stored_hashes() {
         let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
         assert_eq!(policy.name(), "sstfilter");
-        let policy = policy.with_prefix_extractor(Arc::new(Fixed(3)));
+        let policy = policy.with_prefix_extractor(Arc::new(Fixed(3))).unwrap();
         assert_eq!(policy.name(), "sstfilter:p=fixed");
         let policy = policy.with_whole_key_filtering(false);
         assert_eq!(policy.name(), "sstfilter:p=fixed:wh=0");
@@ -441,6 +453,29 @@ mod tests {
             SlateDbFilterPolicy::new(BlockedBloomPolicy::new(3.0)).name(),
             "sstfilter"
         );
+    }
+
+    /// Issue 26, problem 3: a name a block cannot record whole is refused where the store is configured.
+    #[test]
+    fn an_extractor_name_too_long_to_record_is_refused() {
+        struct Long;
+        impl sstfilter::PrefixExtractor for Long {
+            fn name(&self) -> &str {
+                "x-long-extractor-name-that-goes-on-and-on-past-the-limit-of-a-block-to-record-it-whole-and-\
+                 would-be-cut-if-anything-cut-it-but-nothing-does-any-more-because-a-cut-name-can-be-shared-by-\
+                 another-extractor-whose-block-then-answers-absent-for-keys-it-holds-which-is-a-lost-key"
+            }
+            fn prefix_len(&self, key: &[u8]) -> Option<usize> {
+                Some(key.len().min(2))
+            }
+            fn scan_prefix_len(&self, scan: &[u8]) -> Option<usize> {
+                (scan.len() >= 2).then_some(2)
+            }
+        }
+        assert!(sstfilter::PrefixExtractor::name(&Long).len() > sstfilter::MAX_PREFIX_NAME_LEN);
+        let refused = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+            .with_sstfilter_prefix_extractor(Arc::new(Long));
+        assert!(matches!(refused, Err(UsageError::InvalidSetting { .. })));
     }
 
     #[test]
@@ -468,6 +503,7 @@ mod tests {
         for whole in [true, false] {
             let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
                 .with_prefix_extractor(Arc::new(Fixed(3)))
+                .unwrap()
                 .with_whole_key_filtering(whole);
             assert!(policy.supports_prefix_queries());
             let filter = build(&policy, &keys());
@@ -494,9 +530,11 @@ mod tests {
     fn sstfilter_extractors_work_directly_and_through_slatedb() {
         let core = sstfilter::CappedPrefix::new(3);
         let direct = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
-            .with_sstfilter_prefix_extractor(Arc::new(core.clone()));
+            .with_sstfilter_prefix_extractor(Arc::new(core.clone()))
+            .unwrap();
         let through = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
-            .with_prefix_extractor(Arc::new(SlateDbPrefix(core)));
+            .with_prefix_extractor(Arc::new(SlateDbPrefix(core)))
+            .unwrap();
         assert_eq!(direct.name(), "sstfilter:p=sstfilter.capped:3");
         assert_eq!(direct.name(), through.name());
         let (mut a, mut b) = (Vec::new(), Vec::new());

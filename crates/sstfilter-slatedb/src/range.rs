@@ -94,7 +94,7 @@ impl ::slatedb::FilterPolicy for SlateDbRangeFilterPolicy {
     }
 
     fn decode(&self, data: &[u8]) -> Arc<dyn Filter> {
-        let block = match FilterBlock::open_verified(AlignedBlock::copy_from(data)) {
+        let block = match FilterBlock::open(AlignedBlock::copy_from(data)) {
             Ok(block) if block.kind() == FilterKind::Range => Some(block),
             _ => {
                 self.stats.record_decode_error();

@@ -130,7 +130,8 @@ async fn tenant_scans(policies: Vec<Arc<dyn FilterPolicy>>) -> (u64, f64) {
 async fn prefix_filters_skip_ssts_for_absent_prefixes_and_lose_no_row() {
     let tenants = DelimitedPrefix::new(b'/');
     let ours = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
-        .with_sstfilter_prefix_extractor(Arc::new(tenants.clone()));
+        .with_sstfilter_prefix_extractor(Arc::new(tenants.clone()))
+        .unwrap();
     let stats = ours.stats();
     let (rows, with_ours) = tenant_scans(vec![Arc::new(ours)]).await;
     let (rows_without, without) = tenant_scans(Vec::new()).await;

@@ -112,7 +112,9 @@ impl TableOptions {
     /// [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix. With
     /// `whole_keys` false, only prefixes are stored: smaller, but point lookups are no longer filtered.
     ///
-    /// Prefixes need one filter block: this turns [`partitioned_filter`](Self::partitioned_filter) off.
+    /// Prefixes need one filter block: a builder refuses options that also set
+    /// [`partitioned_filter`](Self::partitioned_filter) ([`TableError::ConflictingOptions`](crate::TableError)),
+    /// and one whose extractor's name is too long to record ([`TableError::Usage`](crate::TableError)).
     #[must_use]
     pub fn prefix_extractor(
         mut self,
@@ -120,18 +122,16 @@ impl TableOptions {
         whole_keys: bool,
     ) -> Self {
         self.prefixes = Some((extractor, whole_keys));
-        self.partitions = None;
         self
     }
 
     /// Builds the filter in partitions of about `partition_bytes` each (FORMAT.md, sections 7.3 and 8), cut
     /// `cuts`, instead of one block: a reader keeps only the small partition index in memory and loads the
     /// partitions lookups need through a [`PartitionCache`](crate::PartitionCache). Partitions hold whole keys
-    /// only: this turns [`prefix_extractor`](Self::prefix_extractor) off.
+    /// only: a builder refuses options that also set [`prefix_extractor`](Self::prefix_extractor).
     #[must_use]
     pub fn partitioned_filter(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
         self.partitions = Some((partition_bytes, cuts));
-        self.prefixes = None;
         self
     }
 
@@ -147,18 +147,23 @@ impl TableOptions {
     }
 
     /// The builder of a point filter with `policy`: partitioned, with prefixes, or one block.
-    fn point_filter(&self, policy: SharedFilterPolicy) -> FilterBuilder {
-        if let Some((bytes, cuts)) = self.partitions {
-            return FilterBuilder::Partitioned(
+    fn point_filter(&self, policy: SharedFilterPolicy) -> TableResult<FilterBuilder> {
+        Ok(match (self.partitions, &self.prefixes) {
+            (Some(_), Some(_)) => {
+                return Err(TableError::ConflictingOptions {
+                    first: "prefix_extractor",
+                    second: "partitioned_filter",
+                });
+            }
+            (Some((bytes, cuts)), None) => FilterBuilder::Partitioned(
                 PartitionedFilterBuilder::new(policy)
                     .with_partition_bytes(bytes)
                     .with_cuts(cuts),
-            );
-        }
-        let builder = FilterBlockBuilder::new(policy);
-        FilterBuilder::Whole(match &self.prefixes {
-            Some((extractor, whole_keys)) => builder.with_prefixes(extractor.clone(), *whole_keys),
-            None => builder,
+            ),
+            (None, Some((extractor, whole_keys))) => FilterBuilder::Whole(
+                FilterBlockBuilder::new(policy).with_prefixes(extractor.clone(), *whole_keys)?,
+            ),
+            (None, None) => FilterBuilder::Whole(FilterBlockBuilder::new(policy)),
         })
     }
 }
@@ -246,30 +251,31 @@ impl<W: Write> fmt::Debug for TableBuilder<W> {
 impl TableBuilder<File> {
     /// Creates (or truncates) the file at `path` and builds a table into it.
     pub fn create(path: impl AsRef<Path>, options: &TableOptions) -> TableResult<Self> {
-        Ok(TableBuilder::new(File::create(path)?, options))
+        TableBuilder::new(File::create(path)?, options)
     }
 }
 
 impl<W: Write> TableBuilder<W> {
-    /// A builder that writes the table to `out`.
-    #[must_use]
-    pub fn new(out: W, options: &TableOptions) -> Self {
-        TableBuilder {
+    /// A builder that writes the table to `out`, or an error if the options cannot go together or the filter
+    /// library refuses them.
+    pub fn new(out: W, options: &TableOptions) -> TableResult<Self> {
+        let filter = match options.filter.clone() {
+            Some(policy) => Some(options.point_filter(policy)?),
+            None => None,
+        };
+        Ok(TableBuilder {
             out,
             offset: 0,
             block_size: options.block_size,
             data: BlockBuilder::default(),
             index: BlockBuilder::default(),
-            filter: options
-                .filter
-                .clone()
-                .map(|policy| options.point_filter(policy)),
+            filter,
             range: options.range.map(RangeFilterBuilder::new),
             last_key: Vec::new(),
             num_entries: 0,
             data_blocks: 0,
             scratch: Vec::new(),
-        }
+        })
     }
 
     /// Adds an entry. Keys must be strictly increasing (byte-wise); the first key may be anything, even empty.

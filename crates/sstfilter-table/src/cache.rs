@@ -5,23 +5,26 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use sstfilter::AlignedBlock;
+use sstfilter::{AlignedBlock, VerifiedPartition};
 
-/// A verified partition, shared between the cache and the lookups using it.
+/// A partition's bytes, shared between the cache and the lookups using them.
 #[derive(Clone, Debug)]
-pub(crate) struct CachedPartition(Arc<AlignedBlock>);
+pub(crate) struct SharedBlock(Arc<AlignedBlock>);
 
-impl CachedPartition {
+impl SharedBlock {
     pub(crate) fn new(block: AlignedBlock) -> Self {
-        CachedPartition(Arc::new(block))
+        SharedBlock(Arc::new(block))
     }
 }
 
-impl AsRef<[u8]> for CachedPartition {
+impl AsRef<[u8]> for SharedBlock {
     fn as_ref(&self) -> &[u8] {
         self.0.as_ref().as_ref()
     }
 }
+
+/// What the cache holds: partitions verified as they entered (a clone shares the bytes).
+pub(crate) type CachedPartition = VerifiedPartition<SharedBlock>;
 
 /// Which partition of which open table: table ids are unique per process.
 type Key = (u64, usize);
@@ -210,7 +213,7 @@ impl Clock {
 }
 
 fn len_of(block: &CachedPartition) -> usize {
-    block.as_ref().len()
+    block.as_bytes().len()
 }
 
 /// A new table id: tables sharing a cache never share keys.
@@ -223,33 +226,50 @@ pub(crate) fn next_table_id() -> u64 {
 mod tests {
     use super::*;
 
-    fn block(len: usize) -> CachedPartition {
-        CachedPartition::new(AlignedBlock::zeroed(len))
+    /// A verified partition of `36 + 64 · blocks` bytes: one key in a BlockedBloom block of `blocks` lines.
+    fn block(blocks: u32) -> CachedPartition {
+        use sstfilter::{BlockedBloomParams, FilterPlan, FilterPolicy, PartitionedFilter};
+        #[derive(Clone)]
+        struct Lines(u32);
+        impl FilterPolicy for Lines {
+            fn plan(&self, _num_keys: usize) -> FilterPlan {
+                FilterPlan::BlockedBloom(BlockedBloomParams::new(self.0, 6).unwrap())
+            }
+        }
+        let mut builder = sstfilter::PartitionedFilterBuilder::new(Lines(blocks));
+        builder.add_key(b"k").unwrap();
+        let partitions = builder.finish();
+        let index = PartitionedFilter::open(partitions.index(&[0]).unwrap()).unwrap();
+        let bytes = SharedBlock::new(AlignedBlock::copy_from(&partitions.blocks()[0]));
+        index
+            .verify_partition(&index.partition(0).unwrap(), bytes)
+            .unwrap()
     }
 
     #[test]
     fn keeps_the_budget_by_evicting_partitions_not_used_recently() {
         let cache = PartitionCache::new(300);
-        cache.insert((0, 0), block(100));
-        cache.insert((0, 1), block(100));
-        cache.insert((1, 0), block(100));
+        assert_eq!(len_of(&block(1)), 100);
+        cache.insert((0, 0), block(1));
+        cache.insert((0, 1), block(1));
+        cache.insert((1, 0), block(1));
         assert_eq!((cache.len(), cache.resident_bytes()), (3, 300));
         assert!(cache.get((0, 0)).is_some()); // (0, 0) is referenced, (0, 1) and (1, 0) are not
-        cache.insert((1, 1), block(100));
+        cache.insert((1, 1), block(1));
         assert!(
             cache.get((0, 1)).is_none(),
             "the first unreferenced slot goes"
         );
         assert!(cache.get((0, 0)).is_some() && cache.get((1, 0)).is_some());
         assert_eq!(cache.resident_bytes(), 300);
-        cache.insert((2, 0), block(301)); // larger than the budget: not kept, nothing evicted
+        cache.insert((2, 0), block(5)); // 356 bytes, larger than the budget: not kept, nothing evicted
         assert_eq!((cache.len(), cache.resident_bytes()), (3, 300));
-        cache.insert((2, 1), block(250)); // evicts until it fits, referenced or not
+        cache.insert((2, 1), block(3)); // 228 bytes: evicts until it fits, referenced or not
         assert_eq!(cache.len(), 1);
-        assert_eq!(cache.resident_bytes(), 250);
+        assert_eq!(cache.resident_bytes(), 228);
         assert!(cache.get((2, 1)).is_some());
-        cache.insert((2, 1), block(10)); // already there: unchanged
-        assert_eq!(cache.resident_bytes(), 250);
+        cache.insert((2, 1), block(1)); // already there: unchanged
+        assert_eq!(cache.resident_bytes(), 228);
         assert_eq!(PartitionCache::new(0).budget_bytes(), 0);
     }
 }

@@ -208,6 +208,16 @@ pub enum TableError {
         /// Largest allowed key length plus value length.
         max: usize,
     },
+    /// The options or the calls were refused by the filter library (a setting out of range, an extractor name too
+    /// long to record, keys out of order for a filter builder).
+    Usage(sstfilter::UsageError),
+    /// Two options that cannot go together were both set.
+    ConflictingOptions {
+        /// The first option.
+        first: &'static str,
+        /// The option that cannot go with it.
+        second: &'static str,
+    },
 }
 
 impl fmt::Display for TableError {
@@ -245,6 +255,10 @@ impl fmt::Display for TableError {
             ),
             TableError::CorruptBlock { block, defect } => write!(f, "corrupt {block}: {defect}"),
             TableError::Filter(e) => write!(f, "unusable filter block: {e}"),
+            TableError::Usage(e) => write!(f, "refused: {e}"),
+            TableError::ConflictingOptions { first, second } => {
+                write!(f, "options {first} and {second} cannot be used together")
+            }
             TableError::FilterKeyCount { table, filter } => write!(
                 f,
                 "filter block was built from {filter} keys but the table holds {table} entries"
@@ -280,6 +294,7 @@ impl std::error::Error for TableError {
         match self {
             TableError::Io(e) => Some(e),
             TableError::Filter(e) => Some(e),
+            TableError::Usage(e) => Some(e),
             _ => None,
         }
     }
@@ -288,6 +303,12 @@ impl std::error::Error for TableError {
 impl From<io::Error> for TableError {
     fn from(e: io::Error) -> Self {
         TableError::Io(e)
+    }
+}
+
+impl From<sstfilter::UsageError> for TableError {
+    fn from(e: sstfilter::UsageError) -> Self {
+        TableError::Usage(e)
     }
 }
 

@@ -21,7 +21,7 @@
 //!    count by the configured [`FilterPolicy`](sstfilter::FilterPolicy) — and writes it after the data blocks, then
 //!    the index and the footer that points at both.
 //! 3. **Open.** [`Table::open`] reads the footer, the index and the filter block, checks their CRCs and opens the
-//!    filter with [`FilterBlock::open_verified`](sstfilter::FilterBlock::open_verified). A filter block that fails
+//!    filter with [`FilterBlock::open`](sstfilter::FilterBlock::open). A filter block that fails
 //!    any check is not fatal: the table opens and treats every key as "may contain".
 //! 4. **Lookup.** [`Table::get`] asks the filter first. "Absent" ends the lookup with no I/O; otherwise the
 //!    index names the one data block that can hold the key, which is read with one positioned read.

@@ -5,16 +5,16 @@ use core::fmt;
 use std::fs::File;
 
 use super::block::Block;
-use super::cache::{CachedPartition, PartitionCache, next_table_id};
+use super::cache::{CachedPartition, PartitionCache, SharedBlock, next_table_id};
 use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_EXTENSION_LEN, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
 use core::ops::{Bound, RangeBounds};
 use sstfilter::{
-    AlignedBlock, Error, FilterBlock, FilterKind, FilterStats, KeyHash, Partition, PartitionAnswer,
-    PartitionLoader, PartitionedFilter, PrefixAnswer, PrefixExtractor, RangeAnswer, Unfiltered,
-    key_hash,
+    AlignedBlock, Error, FilterBlock, FilterKind, FilterStats, KeyHash, Loaded, Partition,
+    PartitionAnswer, PartitionLoader, PartitionedFilter, PrefixAnswer, PrefixExtractor,
+    RangeAnswer, Unfiltered, VerifiedPartition, key_hash,
 };
 
 /// What a table's filter block can do for lookups.
@@ -457,13 +457,12 @@ impl<R: ReadAt> Table<R> {
     pub fn read_filter_partition(
         &self,
         position: usize,
-    ) -> Option<TableResult<FilterBlock<AlignedBlock>>> {
+    ) -> Option<TableResult<VerifiedPartition<AlignedBlock>>> {
         let index = self.partitioned_filter()?;
         let partition = index.partition(position)?;
-        Some(
-            read_partition(&self.source, index, &partition)
-                .and_then(|bytes| Ok(FilterBlock::open(bytes)?)),
-        )
+        Some(read_partition(&self.source, index, &partition, |bytes| {
+            bytes
+        }))
     }
 }
 
@@ -636,7 +635,7 @@ fn load_range_filter<R: ReadAt>(
         AlignedBlock::zeroed,
         AlignedBlock::truncate,
     )?;
-    let range = FilterBlock::open_verified(bytes)?;
+    let range = FilterBlock::open(bytes)?;
     if range.kind() != FilterKind::Range {
         return Err(TableError::Filter(Error::BadParams {
             kind: Some(range.kind()),
@@ -686,7 +685,7 @@ fn load_filter<R: ReadAt>(
         }
         return Ok(LoadedFilter::Partitioned(index));
     }
-    let filter = FilterBlock::open_verified(bytes)?;
+    let filter = FilterBlock::open(bytes)?;
     // Keys are strictly increasing, so every entry is one distinct hash in the filter (barring a 64-bit hash
     // collision between neighbours, which only costs this filter). A different count means the filter was built
     // for other keys and could hide some of these. (A filter with prefixes counts them too, and one of prefixes
@@ -706,13 +705,14 @@ fn load_filter<R: ReadAt>(
     Ok(LoadedFilter::Whole(filter))
 }
 
-/// Reads `partition` from the file and checks the table's CRC32 after it, its own CRC32, and that it is the
-/// partition the index names.
-fn read_partition<R: ReadAt>(
+/// Reads `partition` from the file and checks the table's CRC32 after it, then verifies it as the partition the
+/// index names (its own CRC32 and index entry).
+fn read_partition<R: ReadAt, T: AsRef<[u8]>>(
     source: &R,
     index: &PartitionedFilter<AlignedBlock>,
     partition: &Partition,
-) -> TableResult<AlignedBlock> {
+    hold: impl FnOnce(AlignedBlock) -> T,
+) -> TableResult<VerifiedPartition<T>> {
     let handle = BlockHandle::new(partition.offset, partition.len);
     let kind = BlockType::FilterPartition {
         offset: partition.offset,
@@ -724,8 +724,7 @@ fn read_partition<R: ReadAt>(
         AlignedBlock::zeroed,
         AlignedBlock::truncate,
     )?;
-    index.verify_partition(partition, bytes.as_ref())?;
-    Ok(bytes)
+    Ok(index.verify_partition(partition, hold(bytes))?)
 }
 
 /// Loads a table's filter partitions through its cache, verifying each one read from the file.
@@ -737,26 +736,27 @@ struct Loader<'a, R> {
 
 impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     type Block<'b>
-        = CachedPartition
+        = SharedBlock
     where
         Self: 'b;
     type Error = TableError;
 
-    fn load(&self, partition: &Partition) -> TableResult<CachedPartition> {
+    fn load(&self, partition: &Partition) -> TableResult<Loaded<SharedBlock>> {
         let key = (self.partitions.table_id, partition.position);
         if let Some(block) = self.partitions.cache.get(key) {
             bump(&self.counters.partition_cache_hits);
-            return Ok(block);
+            return Ok(block.into());
         }
         bump(&self.counters.partition_loads);
         // Verified once, as it enters the cache.
-        let block = CachedPartition::new(read_partition(
+        let block: CachedPartition = read_partition(
             self.source,
             &self.partitions.index,
             partition,
-        )?);
+            SharedBlock::new,
+        )?;
         self.partitions.cache.insert(key, block.clone());
-        Ok(block)
+        Ok(block.into())
     }
 }
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use sstfilter::{
     BlockedBloomPolicy, FilterPolicy, PartitionCuts, RibbonPolicy, StandardBloomPolicy, key_hash,
 };
-use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableSummary};
+use sstfilter_table::{
+    PartitionCache, Table, TableBuilder, TableError, TableOptions, TableSummary,
+};
 
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
@@ -22,7 +24,7 @@ fn entries(n: usize, salt: &str) -> Entries {
 }
 
 fn build(entries: &Entries, options: &TableOptions) -> (TableSummary, Vec<u8>) {
-    let mut builder = TableBuilder::new(Vec::new(), options);
+    let mut builder = TableBuilder::new(Vec::new(), options).unwrap();
     for (k, v) in entries {
         builder.add(k, v).unwrap();
     }
@@ -227,20 +229,25 @@ fn damage_to_partitions_or_their_index_costs_reads_never_keys() {
 }
 
 #[test]
-fn prefix_extractor_and_partitions_exclude_each_other() {
+fn prefix_extractor_and_partitions_together_are_refused_not_dropped() {
     let extractor = Arc::new(sstfilter::FixedPrefix::new(2));
-    let options = TableOptions::default()
-        .prefix_extractor(extractor.clone(), true)
-        .partitioned_filter(4096, PartitionCuts::Anywhere);
-    let (summary, bytes) = build(&entries(100, "p"), &options);
-    assert!(summary.filter_partitions >= 1);
-    let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
-    assert!(table.partitioned_filter().is_some());
-    let options = TableOptions::default()
-        .partitioned_filter(4096, PartitionCuts::Anywhere)
-        .prefix_extractor(extractor, true);
-    let (summary, _) = build(&entries(100, "p"), &options);
-    assert_eq!(summary.filter_partitions, 0);
+    // In either order: neither option silently cancels the other.
+    for options in [
+        TableOptions::default()
+            .prefix_extractor(extractor.clone(), true)
+            .partitioned_filter(4096, PartitionCuts::Anywhere),
+        TableOptions::default()
+            .partitioned_filter(4096, PartitionCuts::Anywhere)
+            .prefix_extractor(extractor.clone(), true),
+    ] {
+        assert!(matches!(
+            TableBuilder::new(Vec::new(), &options),
+            Err(TableError::ConflictingOptions {
+                first: "prefix_extractor",
+                second: "partitioned_filter"
+            })
+        ));
+    }
 }
 
 /// Writes the fuzz seed of `open_table` for partitioned tables when `SSTFILTER_FUZZ_SEED` names a path.

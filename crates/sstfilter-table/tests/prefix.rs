@@ -24,7 +24,7 @@ fn entries(tenants: impl Iterator<Item = u32>) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 fn table(options: &TableOptions, entries: &[(Vec<u8>, Vec<u8>)]) -> Table<Vec<u8>> {
-    let mut builder = TableBuilder::new(Vec::new(), options);
+    let mut builder = TableBuilder::new(Vec::new(), options).unwrap();
     for (k, v) in entries {
         builder.add(k, v).unwrap();
     }

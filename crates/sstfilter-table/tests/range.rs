@@ -32,7 +32,7 @@ fn universe() -> Vec<Vec<u8>> {
 }
 
 fn table_bytes(keys: &BTreeMap<Vec<u8>, Vec<u8>>, options: &TableOptions) -> Vec<u8> {
-    let mut builder = TableBuilder::new(Vec::new(), options);
+    let mut builder = TableBuilder::new(Vec::new(), options).unwrap();
     for (k, v) in keys {
         builder.add(k, v).unwrap();
     }

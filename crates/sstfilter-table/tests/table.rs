@@ -13,7 +13,7 @@ type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
 /// Builds a table in memory.
 fn build(entries: &Entries, options: &TableOptions) -> Vec<u8> {
-    let mut builder = TableBuilder::new(Vec::new(), options);
+    let mut builder = TableBuilder::new(Vec::new(), options).unwrap();
     for (k, v) in entries {
         builder.add(k, v).unwrap();
     }
@@ -140,7 +140,7 @@ fn an_empty_table_opens_and_holds_nothing() {
 
 #[test]
 fn builder_rejects_unsorted_and_duplicate_keys() {
-    let mut builder = TableBuilder::new(Vec::new(), &TableOptions::default());
+    let mut builder = TableBuilder::new(Vec::new(), &TableOptions::default()).unwrap();
     builder.add(b"b", b"1").unwrap();
     for bad in [&b"a"[..], b"b"] {
         let err = builder.add(bad, b"2").unwrap_err();
