@@ -18,7 +18,11 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    if let (Some(partitioning), Some(policy)) = (input.partitioning, input.recipe.policy()) {
+    // A configuration a checked constructor refuses builds nothing: there is nothing to lose.
+    let Ok(blocks) = input.recipe.build(&input.keys, input.prefixes) else {
+        return;
+    };
+    if let (Some(partitioning), Ok(Some(policy))) = (input.partitioning, input.recipe.policy()) {
         let mut sorted = input.keys.clone();
         sorted.sort();
         let (partitions, index) = partitioning.build(policy, &sorted);
@@ -37,12 +41,9 @@ fuzz_target!(|input: Input| {
             );
         }
     }
-    let blocks = input.recipe.build(&input.keys, input.prefixes);
     let filters: Vec<FilterBlock<&[u8]>> = blocks
         .iter()
-        .map(|b| {
-            FilterBlock::open_verified(&b[..]).expect("a freshly built block opens and verifies")
-        })
+        .map(|b| FilterBlock::open(&b[..]).expect("a freshly built block opens and verifies"))
         .collect();
     let mut found = vec![false; input.keys.len()];
     let mut answers = vec![false; input.keys.len()];
@@ -58,8 +59,11 @@ fuzz_target!(|input: Input| {
             *found |= single;
         }
     }
-    for (key, found) in input.keys.iter().zip(&found) {
-        assert!(found, "lost key {key:?} with {:?}", input.recipe);
+    // (A Range policy that cannot hold this many keys built no block, and so answers nothing.)
+    if !blocks.is_empty() {
+        for (key, found) in input.keys.iter().zip(&found) {
+            assert!(found, "lost key {key:?} with {:?}", input.recipe);
+        }
     }
     let Some(prefixes) = input.prefixes else {
         return;

@@ -7,48 +7,68 @@ use std::sync::Arc;
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CappedPrefix, CountingBloomFilter,
     DelimitedPrefix, FilterBlock, FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix,
-    KeyHash, Partition, PartitionCuts, PartitionLoader, PartitionedFilter,
+    KeyHash, Loaded, Partition, PartitionCuts, PartitionLoader, PartitionedFilter,
     PartitionedFilterBuilder, Partitions, PrefixExtractor, PrefixProbe, RangeFilterBuilder,
     RangePolicy, RibbonPolicy, ScalableBloomFilter, StandardBloomParams, StandardBloomPolicy,
-    key_hash,
+    UsageError, key_hash,
 };
 use std::ops::Bound;
 
-/// A false-positive rate, log-uniform from 2^-1 to 2^-40 over the 16-bit input (every value is valid).
+/// A false-positive rate: log-uniform from 2^-1 to 2^-40 over a 16-bit input, or any `f64` at all (NaN, negative,
+/// above 1, subnormal), which the checked constructors must refuse or honour.
 #[derive(Arbitrary, Debug, Clone, Copy)]
-pub struct Rate(u16);
+pub enum Rate {
+    /// `2^-(1 + 39 · x / 65535)`.
+    LogUniform(u16),
+    /// The `f64` with these bits.
+    Any(u64),
+}
 
 impl Rate {
     /// The rate this value stands for.
     pub fn get(self) -> f64 {
-        (-(1.0 + 39.0 * f64::from(self.0) / f64::from(u16::MAX))).exp2()
+        match self {
+            Rate::LogUniform(x) => (-(1.0 + 39.0 * f64::from(x) / f64::from(u16::MAX))).exp2(),
+            Rate::Any(bits) => f64::from_bits(bits),
+        }
     }
 }
 
-/// Bits per key in 1/16ths above 1.0, capped at 100 (every value is a valid setting).
+/// Bits per key: in 1/16ths from 1.0 to 4096 (past the documented 100, which the constructors refuse), or any
+/// `f64` at all.
 #[derive(Arbitrary, Debug, Clone, Copy)]
-pub struct BitsPerKey(u16);
+pub enum BitsPerKey {
+    /// `1 + x / 16`.
+    Sixteenths(u16),
+    /// The `f64` with these bits.
+    Any(u64),
+}
 
 impl BitsPerKey {
     /// The bits per key this value stands for.
     pub fn get(self) -> f64 {
-        (1.0 + f64::from(self.0) / 16.0).min(100.0)
+        match self {
+            BitsPerKey::Sixteenths(x) => 1.0 + f64::from(x) / 16.0,
+            BitsPerKey::Any(bits) => f64::from_bits(bits),
+        }
     }
 }
 
 /// How to build blocks: **every** constructor of every policy and every in-memory filter the public API offers,
-/// with its parameters. A new policy, constructor or parameter must be added here (and to the enumerating and
-/// property tests of `tests/no_false_negatives.rs`), so that the fuzzers reach it.
+/// with its parameters, through its checked (`try_`) form with values past the documented ranges too. A new
+/// policy, constructor or parameter must be added here (and to the enumerating and property tests of
+/// `tests/no_false_negatives.rs`), so that the fuzzers reach it. (LevelDB's policies are in the
+/// `leveldb_filter_block` target.)
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum Recipe {
-    /// `BlockedBloomPolicy::new`.
+    /// `BlockedBloomPolicy::try_new`.
     BlockedBloomPolicy(BitsPerKey),
-    /// `StandardBloomPolicy::new`.
+    /// `StandardBloomPolicy::try_new`.
     StandardBloomPolicy(BitsPerKey),
-    /// `RibbonPolicy::new` (Bloom-equivalent bits per key).
+    /// `RibbonPolicy::try_new` (Bloom-equivalent bits per key).
     RibbonNew(BitsPerKey),
-    /// `RibbonPolicy::with_fpr`, optionally `with_slot_overhead` (in 1/10,000ths, up to 6.5) and
-    /// `with_max_build_memory` (bytes).
+    /// `RibbonPolicy::try_with_fpr`, optionally `try_with_slot_overhead` (in 1/10,000ths, up to 6.5: past 1 it is
+    /// refused) and `with_max_build_memory` (bytes).
     RibbonWithFpr {
         rate: Rate,
         slot_overhead: Option<u16>,
@@ -59,31 +79,31 @@ pub enum Recipe {
     BlockedBloomParams { blocks: u8, probes: u8 },
     /// A user's policy planning `StandardBloomParams::new(bits + 1, max(hashes, 1))`.
     StandardBloomParams { bits: u16, hashes: u8 },
-    /// `BloomFilter::with_rate`, then `to_block`.
+    /// `BloomFilter::try_with_rate`, then `to_block`.
     BloomFilterWithRate { expected: u16, rate: Rate },
-    /// `BloomFilter::with_size(bits + 1, max(hashes, 1))`, then `to_block`.
-    BloomFilterWithSize { bits: u16, hashes: u8 },
-    /// `CountingBloomFilter::with_rate`, then `to_bloom_filter().to_block()`.
+    /// `BloomFilter::try_with_size(bits, hashes)` (0 and past 255 are refused), then `to_block`.
+    BloomFilterWithSize { bits: u16, hashes: u16 },
+    /// `CountingBloomFilter::try_with_rate`, then `to_bloom_filter().to_block()`.
     CountingBloomFilter { expected: u16, rate: Rate },
-    /// `ScalableBloomFilter::with_growth` (growth 1.1 to 4.0, tightening 0.1 to 0.95), then each stage's
-    /// `to_block`.
+    /// `ScalableBloomFilter::try_with_growth` (growth 0.5 to 4.0, tightening 0 to 1.05: the ends are refused),
+    /// then each stage's `to_block`.
     ScalableBloomFilter {
         initial: u16,
         rate: Rate,
         growth: u8,
         tightening: u8,
     },
-    /// `RangePolicy::new(max_range_len, rate)` through a `RangeFilterBuilder` (keys sorted first).
+    /// `RangePolicy::try_new(max_range_len, rate)` through a `RangeFilterBuilder` (keys sorted first).
     RangeNew(RangeRecipe),
-    /// `RangePolicy::with_bits_per_key(bits, max_range_len)` through a `RangeFilterBuilder` (keys sorted first).
+    /// `RangePolicy::try_with_bits_per_key(bits, max_range_len)` through a `RangeFilterBuilder` (keys sorted first).
     RangeWithBitsPerKey {
         bits: BitsPerKey,
         max_range_len: u64,
     },
 }
 
-/// `RangePolicy::new`'s parameters: any range length (the policy rounds it up to a power of two and caps it at
-/// 2^56), any rate of [`Rate`]'s range.
+/// `RangePolicy::try_new`'s parameters: any range length (the policy rounds it up to a power of two and refuses
+/// 0 and lengths past 2^56), any [`Rate`].
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct RangeRecipe {
     /// The range length, as given.
@@ -93,21 +113,30 @@ pub struct RangeRecipe {
 }
 
 impl RangeRecipe {
-    /// The policy.
-    pub fn get(self) -> RangePolicy {
-        RangePolicy::new(self.max_range_len, self.rate.get())
+    /// The policy, or why it is refused.
+    pub fn get(self) -> Result<RangePolicy, UsageError> {
+        RangePolicy::try_new(self.max_range_len, self.rate.get())
     }
 }
 
-/// A Range block of `keys`, which it sorts (a table's keys come sorted).
-pub fn range_block(policy: RangePolicy, keys: &[Vec<u8>]) -> Vec<u8> {
+/// A Range block of `keys`, which it sorts (a table's keys come sorted), or `None` when the policy cannot keep
+/// its rate for that many keys (the builder refuses the key past its `max_keys`, and only that one).
+pub fn range_block(policy: RangePolicy, keys: &[Vec<u8>]) -> Option<Vec<u8>> {
     let mut sorted = keys.to_vec();
     sorted.sort();
     let mut builder = RangeFilterBuilder::new(policy);
     for key in &sorted {
-        builder.add_key(key).expect("sorted keys");
+        match builder.add_key(key) {
+            Ok(()) => {}
+            Err(UsageError::TooManyKeys { expected, .. }) => {
+                assert_eq!(expected, policy.max_keys());
+                assert_eq!(builder.len() as u64, expected, "refused before the limit");
+                return None;
+            }
+            Err(e) => panic!("sorted keys refused: {e}"),
+        }
     }
-    builder.finish()
+    Some(builder.finish())
 }
 
 /// How a partitioned filter is cut: every parameter of `PartitionedFilterBuilder`.
@@ -159,9 +188,9 @@ impl PartitionLoader for ByOffset<'_> {
         Self: 'b;
     type Error = ();
 
-    fn load(&self, partition: &Partition) -> Result<&[u8], ()> {
+    fn load(&self, partition: &Partition) -> Result<Loaded<&[u8]>, ()> {
         let at = usize::try_from(partition.offset).map_err(|_| ())?;
-        self.0.get(at).copied().ok_or(())
+        self.0.get(at).copied().map(Loaded::Bytes).ok_or(())
     }
 }
 
@@ -190,7 +219,8 @@ pub fn exercise_index<B: AsRef<[u8]>>(
     }
 }
 
-/// A built-in prefix extractor with its parameter (lengths up to 15, any delimiter byte).
+/// A prefix extractor with its parameter: a built-in one (lengths up to 15, any delimiter byte), or a user's with
+/// a name of any length (a block records at most 255 bytes: `with_prefixes` refuses longer names).
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum Extractor {
     /// `FixedPrefix::new(len % 16)`.
@@ -199,6 +229,23 @@ pub enum Extractor {
     Delimited(u8),
     /// `CappedPrefix::new(len % 16)`.
     Capped(u8),
+    /// A user's extractor, `CappedPrefix::new(2)`'s prefixes under a name of `name_len % 512` bytes.
+    Named(u16),
+}
+
+/// A user's extractor: capped prefixes of 2 bytes, under a name of any length.
+struct NamedCapped(String);
+
+impl PrefixExtractor for NamedCapped {
+    fn name(&self) -> &str {
+        &self.0
+    }
+    fn prefix_len(&self, key: &[u8]) -> Option<usize> {
+        Some(key.len().min(2))
+    }
+    fn scan_prefix_len(&self, scan: &[u8]) -> Option<usize> {
+        (scan.len() >= 2).then_some(2)
+    }
 }
 
 impl Extractor {
@@ -208,6 +255,7 @@ impl Extractor {
             Extractor::Fixed(len) => Arc::new(FixedPrefix::new(usize::from(len % 16))),
             Extractor::Delimited(delimiter) => Arc::new(DelimitedPrefix::new(delimiter)),
             Extractor::Capped(len) => Arc::new(CappedPrefix::new(usize::from(len % 16))),
+            Extractor::Named(len) => Arc::new(NamedCapped("n".repeat(usize::from(len % 512)))),
         }
     }
 }
@@ -234,20 +282,21 @@ impl FilterPolicy for Explicit {
 }
 
 impl Recipe {
-    /// The policy of a recipe that builds through one (`None` for the in-memory filters).
-    pub fn policy(&self) -> Option<SharedPolicy> {
+    /// The policy of a recipe that builds through one (`None` for the in-memory filters), or why the checked
+    /// constructor refused it.
+    pub fn policy(&self) -> Result<Option<SharedPolicy>, UsageError> {
         let policy: SharedPolicy = match *self {
-            Recipe::BlockedBloomPolicy(b) => Arc::new(BlockedBloomPolicy::new(b.get())),
-            Recipe::StandardBloomPolicy(b) => Arc::new(StandardBloomPolicy::new(b.get())),
-            Recipe::RibbonNew(b) => Arc::new(RibbonPolicy::new(b.get())),
+            Recipe::BlockedBloomPolicy(b) => Arc::new(BlockedBloomPolicy::try_new(b.get())?),
+            Recipe::StandardBloomPolicy(b) => Arc::new(StandardBloomPolicy::try_new(b.get())?),
+            Recipe::RibbonNew(b) => Arc::new(RibbonPolicy::try_new(b.get())?),
             Recipe::RibbonWithFpr {
                 rate,
                 slot_overhead,
                 max_build_memory,
             } => {
-                let mut policy = RibbonPolicy::with_fpr(rate.get());
+                let mut policy = RibbonPolicy::try_with_fpr(rate.get())?;
                 if let Some(overhead) = slot_overhead {
-                    policy = policy.with_slot_overhead(f64::from(overhead) / 10_000.0);
+                    policy = policy.try_with_slot_overhead(f64::from(overhead) / 10_000.0)?;
                 }
                 if let Some(cap) = max_build_memory {
                     policy = policy.with_max_build_memory(cap as usize);
@@ -266,37 +315,43 @@ impl Recipe {
                         .expect("valid");
                 Arc::new(Explicit(FilterPlan::StandardBloom(params)))
             }
-            _ => return None,
+            _ => return Ok(None),
         };
-        Some(policy)
+        Ok(Some(policy))
     }
 
     /// Builds `keys` into blocks: one block for every recipe but `ScalableBloomFilter`, which gives one per stage.
     /// Every key is found by at least one of the blocks. `prefixes` applies to the recipes that build through a
-    /// policy (the in-memory filters hold whole keys only).
-    pub fn build(&self, keys: &[Vec<u8>], prefixes: Option<Prefixes>) -> Vec<Vec<u8>> {
+    /// policy (the in-memory filters hold whole keys only). `Err` when a checked constructor or the builder
+    /// refused the configuration; a Range policy that cannot hold this many keys gives no block.
+    pub fn build(
+        &self,
+        keys: &[Vec<u8>],
+        prefixes: Option<Prefixes>,
+    ) -> Result<Vec<Vec<u8>>, UsageError> {
         // Range blocks hold projected keys, never prefixes.
-        if let Some(policy) = self.policy() {
+        if let Some(policy) = self.policy()? {
             let mut builder = FilterBlockBuilder::new(policy);
             if let Some(p) = prefixes {
-                builder = builder.with_prefixes(p.extractor.get(), p.whole_keys);
+                builder = builder.with_prefixes(p.extractor.get(), p.whole_keys)?;
             }
             for key in keys {
                 builder.add_key(key);
             }
-            return vec![builder.finish()];
+            return Ok(vec![builder.finish()]);
         }
-        match *self {
+        Ok(match *self {
             Recipe::BloomFilterWithRate { expected, rate } => filled(
-                BloomFilter::with_rate(usize::from(expected), rate.get()),
+                BloomFilter::try_with_rate(usize::from(expected), rate.get())?,
                 keys,
             ),
             Recipe::BloomFilterWithSize { bits, hashes } => filled(
-                BloomFilter::with_size(u64::from(bits) + 1, u32::from(hashes.max(1))),
+                BloomFilter::try_with_size(u64::from(bits), u32::from(hashes))?,
                 keys,
             ),
             Recipe::CountingBloomFilter { expected, rate } => {
-                let mut filter = CountingBloomFilter::with_rate(usize::from(expected), rate.get());
+                let mut filter =
+                    CountingBloomFilter::try_with_rate(usize::from(expected), rate.get())?;
                 for key in keys {
                     filter.insert(key);
                 }
@@ -308,34 +363,36 @@ impl Recipe {
                 growth,
                 tightening,
             } => {
-                let growth = 1.1 + 2.9 * f64::from(growth) / 255.0;
-                let tightening = 0.1 + 0.85 * f64::from(tightening) / 255.0;
-                let mut filter = ScalableBloomFilter::with_growth(
+                let growth = 0.5 + 3.5 * f64::from(growth) / 255.0;
+                let tightening = 1.05 * f64::from(tightening) / 255.0;
+                let mut filter = ScalableBloomFilter::try_with_growth(
                     usize::from(initial),
                     rate.get(),
                     growth,
                     tightening,
-                );
+                )?;
                 for key in keys {
                     filter.insert(key);
                 }
                 filter.stages().map(BloomFilter::to_block).collect()
             }
-            Recipe::RangeNew(range) => vec![range_block(range.get(), keys)],
+            Recipe::RangeNew(range) => range_block(range.get()?, keys).into_iter().collect(),
             Recipe::RangeWithBitsPerKey {
                 bits,
                 max_range_len,
-            } => vec![range_block(
-                RangePolicy::with_bits_per_key(bits.get(), max_range_len),
+            } => range_block(
+                RangePolicy::try_with_bits_per_key(bits.get(), max_range_len)?,
                 keys,
-            )],
+            )
+            .into_iter()
+            .collect(),
             Recipe::BlockedBloomPolicy(_)
             | Recipe::StandardBloomPolicy(_)
             | Recipe::RibbonNew(_)
             | Recipe::RibbonWithFpr { .. }
             | Recipe::BlockedBloomParams { .. }
             | Recipe::StandardBloomParams { .. } => unreachable!("built through its policy above"),
-        }
+        })
     }
 }
 
