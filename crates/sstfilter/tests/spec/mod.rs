@@ -238,7 +238,7 @@ fn standard_bloom_params(p: &[u8], payload_len: u64) -> Result<Kind, Refusal> {
         return Err(Refusal::BadParams("num_probes"));
     }
     let words = m.div_ceil(64);
-    let max_words = ((1u64 << 58) - 1).min(isize::MAX as u64 / 8);
+    let max_words = (1u64 << 58) - 1; // the same on every platform
     if m < 1 || words > max_words {
         return Err(Refusal::BadParams("num_bits"));
     }
