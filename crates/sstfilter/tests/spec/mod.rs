@@ -20,10 +20,12 @@ pub enum Refusal {
     TooShort,
     /// Section 2: magic is not "SSTF".
     BadMagic,
-    /// Section 2: version 0 or newer than 1.
+    /// Section 2: version 0 or newer than 2.
     UnsupportedVersion,
-    /// Section 3: a reserved or unknown tag.
+    /// Section 3: a reserved or unknown tag (tag 16 in a version-1 trailer included).
     UnknownKind(u8),
+    /// Sections 2 and 3: tag 16 in a version-2 trailer, a partition index rather than a filter block.
+    PartitionIndex,
     /// A field outside its valid values.
     BadParams(&'static str),
     /// The payload length does not match the parameters.
@@ -120,17 +122,22 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     let params = &t[8..24];
     let num_keys = le(&t[24..32]);
     let stored_crc = le(&t[32..36]) as u32;
+    // Section 2: the CRC covers every byte before the last four (payload, prefix section if any, trailer 0..32).
     let checksum_ok = crc32(&block[..block.len() - 4]) == stored_crc;
+    if tag == 16 && version == 2 {
+        return Err(Refusal::PartitionIndex); // section 2, "kind": a partition index (section 8)
+    }
     if ![1, 2, 3, 4].contains(&tag) {
         return Err(Refusal::UnknownKind(tag)); // section 3: 0 and 5..=255 are reserved
     }
-    // Section 2: no flag in version 1; in version 2, bit 0 (prefixes) and bit 1 (prefixes only, with bit 0).
-    // Section 4.5: a Range block has no flag in any version.
+    // Section 2: no flag in version 1; in version 2, bit 0 (prefixes) and bit 1 (prefixes only, with bit 0): 0, 1
+    // or 3, where 0 reads as version 1. Section 4.5: a Range block has no flag in any version.
     let allowed = if version == 1 || tag == 3 { 0 } else { 0b11 };
     if flags & !allowed != 0 || flags == 0b10 {
         return Err(Refusal::BadParams("flags"));
     }
-    // Section 2.1: the prefix section, `name ‖ name length (u16)`, just before the trailer.
+    // Section 2.1: the prefix section, `name ‖ name length (u16)`, just before the trailer (a block shorter than 38
+    // bytes has no room for the length).
     let (payload, prefix_name) = if flags & 1 == 0 {
         (payload, None)
     } else {
@@ -542,6 +549,87 @@ impl SpecBlock<'_> {
             let sum = (h1 + i * h2) % (1 << 64);
             bit(self.payload, (sum * u128::from(m)) >> 64)
         })
+    }
+}
+
+/// Section 2.1: a built-in prefix extractor, as the extractor table defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecExtractor {
+    Fixed(usize),
+    Delimited(u8),
+    Capped(usize),
+}
+
+impl SpecExtractor {
+    /// The recorded name: decimal lengths, the delimiter as two lowercase hexadecimal digits.
+    pub fn name(&self) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        match *self {
+            SpecExtractor::Fixed(len) => format!("sstfilter.fixed:{len}"),
+            SpecExtractor::Delimited(d) => {
+                let digits = [HEX[usize::from(d >> 4)], HEX[usize::from(d & 15)]];
+                format!(
+                    "sstfilter.delimited:{}",
+                    std::str::from_utf8(&digits).unwrap()
+                )
+            }
+            SpecExtractor::Capped(len) => format!("sstfilter.capped:{len}"),
+        }
+    }
+
+    /// The prefix length of a key, or `None` outside the domain.
+    pub fn prefix_len(&self, x: &[u8]) -> Option<usize> {
+        match *self {
+            SpecExtractor::Fixed(len) => (x.len() >= len).then_some(len),
+            SpecExtractor::Delimited(d) => x.iter().position(|&b| b == d).map(|at| at + 1),
+            SpecExtractor::Capped(len) => Some(len.min(x.len())),
+        }
+    }
+
+    /// The length every key starting with `s` has as its prefix length, or `None`.
+    pub fn scan_len(&self, s: &[u8]) -> Option<usize> {
+        match *self {
+            SpecExtractor::Fixed(len) | SpecExtractor::Capped(len) => {
+                (s.len() >= len).then_some(len)
+            }
+            SpecExtractor::Delimited(_) => self.prefix_len(s),
+        }
+    }
+
+    /// "What a writer adds": the key count of a block built from `keys` in this order (with whole keys or not),
+    /// `hash` being the key hash of section 4.1.
+    pub fn key_count(&self, keys: &[&[u8]], whole_keys: bool, hash: impl Fn(&[u8]) -> u64) -> u64 {
+        let (mut last_prefix, mut last, mut count) = (None, None, 0);
+        let mut offer = |h: u64| {
+            if last != Some(h) {
+                last = Some(h);
+                count += 1;
+            }
+        };
+        for x in keys {
+            if let Some(n) = self.prefix_len(x) {
+                let p = hash(&x[..n]);
+                if last_prefix != Some(p) {
+                    last_prefix = Some(p);
+                    offer(p);
+                }
+            }
+            if whole_keys {
+                offer(hash(x));
+            }
+        }
+        count
+    }
+}
+
+impl SpecBlock<'_> {
+    /// Section 2.1, "What a reader answers": a prefix question with the extractor named `name` and the prefix
+    /// hash `h`; `false` only for "absent".
+    pub fn may_contain_prefix(&self, name: &str, h: u64) -> bool {
+        match &self.prefix_name {
+            Some(recorded) if recorded.as_bytes() == name.as_bytes() => self.may_contain_hash(h),
+            _ => true,
+        }
     }
 }
 
