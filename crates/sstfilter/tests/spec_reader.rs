@@ -320,6 +320,45 @@ fn golden_blocks_agree_with_the_spec() {
     assert!(checked >= 18, "{checked}");
 }
 
+#[test]
+fn the_pre_release_block_holds_exactly_the_derivation_0_bits() {
+    // Section 4.2, "Probe derivation 0": the retired block's payload is exactly the union of its 1000 keys'
+    // derivation-0 bits, and the spec's derivation-1 query (what readers run) finds every key.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden-retired/v1-blockedbloom-n1000-bpk16-distinct.hex");
+    let text = std::fs::read_to_string(path).unwrap();
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    let block: Vec<u8> = digits
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
+        .collect();
+    let reference = spec::open(&block).unwrap();
+    assert!(reference.checksum_ok);
+    let spec::Kind::BlockedBloom { k, num_blocks } = reference.kind else {
+        panic!("a BlockedBloom block");
+    };
+    assert_eq!(
+        block[block.len() - spec::TRAILER_LEN + 9],
+        0,
+        "derivation 0"
+    );
+    let mut rebuilt = vec![0u8; reference.payload.len()];
+    for i in 0..1000 {
+        let h = key_hash(format!("golden-{i}").as_bytes()).get();
+        let b = ((u128::from(h >> 32) * u128::from(num_blocks)) >> 32) as usize;
+        let bits = spec::blocked_bloom_distinct_bits(h, k);
+        assert_eq!(bits.len(), k as usize);
+        for p in bits {
+            rebuilt[64 * b + p as usize / 8] |= 1 << (p % 8);
+        }
+        assert!(reference.may_contain_key_hash(h), "golden-{i}");
+    }
+    assert!(
+        rebuilt == reference.payload,
+        "the payload is not the keys' derivation-0 bits"
+    );
+}
+
 /// Every truncation of `block`, and every value of every trailer byte before the CRC with the CRC recomputed (so
 /// that only the structure decides).
 fn container_variants(block: &[u8]) -> Vec<Vec<u8>> {

@@ -873,6 +873,22 @@ pub fn blocked_bloom_bits(h: u64, k: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Section 4.2, "Probe derivation 0": the bits a pre-release writer set for a key, the first `k` distinct values
+/// of its draw sequence (the 448 draws of words 0 to 63, then the fill 0..511).
+pub fn blocked_bloom_distinct_bits(h: u64, k: u32) -> Vec<u32> {
+    let sequence = blocked_bloom_bits(h, 448).into_iter().chain(0..512);
+    let mut bits: Vec<u32> = Vec::new();
+    for draw in sequence {
+        if bits.len() == k as usize {
+            break;
+        }
+        if !bits.contains(&draw) {
+            bits.push(draw);
+        }
+    }
+    bits
+}
+
 /// Section 8: a partition index entry, with its separator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecPartition {
