@@ -330,7 +330,8 @@ fn bit(bytes: &[u8], p: u128) -> bool {
 
 impl SpecBlock<'_> {
     /// Whether a whole key with 64-bit hash `h` may have been added: section 2.1, a block of prefixes only holds
-    /// no whole key and answers "may contain"; otherwise the kind's probe.
+    /// no whole key and answers "may contain"; otherwise the kind's probe (a Range block: "may contain"). Section 8
+    /// asks a loaded partition this question, whatever the partition holds.
     pub fn may_contain_key_hash(&self, h: u64) -> bool {
         !self.whole_keys || self.may_contain_hash(h)
     }
