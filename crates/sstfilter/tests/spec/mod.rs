@@ -715,7 +715,8 @@ impl SpecRange {
         }
     }
 
-    /// Section 4.5, "Projection": the digits of the bytes after the prefix, zero-padded.
+    /// Section 4.5, "Projection": the digits of the bytes after the prefix, zero-padded. The reading stops after the
+    /// step of the first byte outside its alphabet, that step's term included.
     fn digits(&self, after: &[u8]) -> Digits {
         let mut acc = 0u128;
         for (j, alphabet) in self.alphabets.iter().enumerate() {
@@ -773,6 +774,8 @@ impl SpecRange {
     /// Section 4.5, "Queries", a range.
     pub fn may_contain_range(&self, lower: SpecBound<'_>, upper: SpecBound<'_>) -> SpecRangeAnswer {
         use SpecBound::{Excluded, Included, Unbounded};
+        // "Empty" exactly when both bounds are given and lower > upper, or they are equal with one excluded; no
+        // other range, even one no string lies in.
         let empty = match (lower, upper) {
             (Included(a), Included(b)) => a > b,
             (Included(a) | Excluded(a), Included(b) | Excluded(b)) => a >= b,
