@@ -7,11 +7,13 @@
 mod spec;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use std::ops::{Bound, RangeBounds};
 
 use sstfilter::{
-    BlockedBloomParams, FilterBlock, FilterBlockBuilder, FilterPlan, FilterPolicy, KeyHash,
+    BlockedBloomParams, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock,
+    FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix, KeyHash, PrefixExtractor,
     RangeAnswer, RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomParams, Unfiltered,
     key_hash,
 };
@@ -318,6 +320,45 @@ fn golden_blocks_agree_with_the_spec() {
     assert!(checked >= 18, "{checked}");
 }
 
+#[test]
+fn the_pre_release_block_holds_exactly_the_derivation_0_bits() {
+    // Section 4.2, "Probe derivation 0": the retired block's payload is exactly the union of its 1000 keys'
+    // derivation-0 bits, and the spec's derivation-1 query (what readers run) finds every key.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden-retired/v1-blockedbloom-n1000-bpk16-distinct.hex");
+    let text = std::fs::read_to_string(path).unwrap();
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    let block: Vec<u8> = digits
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
+        .collect();
+    let reference = spec::open(&block).unwrap();
+    assert!(reference.checksum_ok);
+    let spec::Kind::BlockedBloom { k, num_blocks } = reference.kind else {
+        panic!("a BlockedBloom block");
+    };
+    assert_eq!(
+        block[block.len() - spec::TRAILER_LEN + 9],
+        0,
+        "derivation 0"
+    );
+    let mut rebuilt = vec![0u8; reference.payload.len()];
+    for i in 0..1000 {
+        let h = key_hash(format!("golden-{i}").as_bytes()).get();
+        let b = ((u128::from(h >> 32) * u128::from(num_blocks)) >> 32) as usize;
+        let bits = spec::blocked_bloom_distinct_bits(h, k);
+        assert_eq!(bits.len(), k as usize);
+        for p in bits {
+            rebuilt[64 * b + p as usize / 8] |= 1 << (p % 8);
+        }
+        assert!(reference.may_contain_key_hash(h), "golden-{i}");
+    }
+    assert!(
+        rebuilt == reference.payload,
+        "the payload is not the keys' derivation-0 bits"
+    );
+}
+
 /// Every truncation of `block`, and every value of every trailer byte before the CRC with the CRC recomputed (so
 /// that only the structure decides).
 fn container_variants(block: &[u8]) -> Vec<Vec<u8>> {
@@ -379,6 +420,112 @@ fn the_container_is_refused_and_accepted_alike() {
         }
     }
     assert!(accepted > 4 * 36, "{accepted}");
+}
+
+/// Every byte string of up to `max_len` bytes over `alphabet`.
+fn strings_over(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
+    let mut all: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..max_len {
+        last = last
+            .iter()
+            .flat_map(|s| {
+                alphabet.iter().map(move |&b| {
+                    let mut t = s.clone();
+                    t.push(b);
+                    t
+                })
+            })
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all
+}
+
+#[test]
+fn prefix_extractors_and_questions_agree_with_the_spec() {
+    // Section 2.1: the built-in extractors' names, domains, prefixes and scans as its table defines them, the key
+    // count of a block built with each, and the answers to whole-key and prefix questions.
+    let alphabet = [b'a', b':', 0, 0xff];
+    let strings = strings_over(&alphabet, 4);
+    let mut extractors: Vec<(Arc<dyn PrefixExtractor>, spec::SpecExtractor)> = Vec::new();
+    for len in [0, 1, 2, 3, 12] {
+        extractors.push((
+            Arc::new(FixedPrefix::new(len)),
+            spec::SpecExtractor::Fixed(len),
+        ));
+        extractors.push((
+            Arc::new(CappedPrefix::new(len)),
+            spec::SpecExtractor::Capped(len),
+        ));
+    }
+    for d in [b':', b'/', 0, 0x0a, 0xff] {
+        extractors.push((
+            Arc::new(DelimitedPrefix::new(d)),
+            spec::SpecExtractor::Delimited(d),
+        ));
+    }
+    // Keys in sorted order, every fourth string: runs of equal prefixes, keys outside every domain.
+    let mut keys: Vec<&[u8]> = strings.iter().step_by(4).map(Vec::as_slice).collect();
+    keys.sort();
+    for (ours, reference) in &extractors {
+        assert_eq!(ours.name(), reference.name());
+        for x in &strings {
+            assert_eq!(
+                ours.prefix_len(x),
+                reference.prefix_len(x),
+                "{} {x:?}",
+                ours.name()
+            );
+            assert_eq!(
+                ours.scan_prefix_len(x),
+                reference.scan_len(x),
+                "{} {x:?}",
+                ours.name()
+            );
+        }
+        for whole_keys in [true, false] {
+            let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0))
+                .with_prefixes(ours.clone(), whole_keys);
+            for k in &keys {
+                builder.add_key(k);
+            }
+            let block = builder.finish();
+            let what = format!("{} whole_keys={whole_keys}", ours.name());
+            let filter = FilterBlock::open_verified(&block[..]).unwrap();
+            let spec_block = spec::open(&block).unwrap();
+            assert!(spec_block.checksum_ok, "{what}");
+            assert_eq!(
+                spec_block.prefix_name.as_deref(),
+                Some(reference.name().as_str())
+            );
+            let hash = |b: &[u8]| key_hash(b).get();
+            assert_eq!(
+                filter.num_keys(),
+                reference.key_count(&keys, whole_keys, hash),
+                "{what}"
+            );
+            for x in &strings {
+                assert_eq!(
+                    filter.may_contain(x),
+                    spec_block.may_contain_key_hash(hash(x)),
+                    "{what}: {x:?}"
+                );
+                let spec_scan = reference.scan_len(x).is_none_or(|n| {
+                    spec_block.may_contain_prefix(&reference.name(), hash(&x[..n]))
+                });
+                assert_eq!(
+                    filter.may_contain_scan(ours.as_ref(), x).may_contain(),
+                    spec_scan,
+                    "{what}: scan {x:?}"
+                );
+                // Asked with another extractor's name, both readers answer "may contain".
+                let other = FixedPrefix::new(99);
+                assert!(filter.may_contain_scan(&other, x).may_contain());
+                assert!(spec_block.may_contain_prefix(other.name(), hash(x)));
+            }
+        }
+    }
 }
 
 /// Key sets for the Range kind: decimal keys after a common prefix, binary integers, keys that differ only past

@@ -23,13 +23,17 @@ use crate::prefetch::prefetch;
 use crate::sizing::rates::standard_bloom_fpr;
 use crate::tag::FilterKind;
 
-/// The most 64-bit words a filter may have: their bit count must fit in a u64 (the parameter's width) and the
-/// words in a `Vec` on this platform (`isize::MAX` bytes).
+/// The most 64-bit words a block may have (FORMAT.md 4.4): the bit count rounded up to whole words must fit in the
+/// u64 the parameter is stored in. A format limit, the same on every platform, so that whether a block is valid
+/// never depends on the reader's word size: a block that a platform cannot hold in memory never reaches its reader.
+pub(crate) const FORMAT_MAX_WORDS: u64 = u64::MAX / 64;
+
+/// The most words a writer on this platform may choose: the format's limit, or fewer where a `Vec<u64>` cannot
+/// hold that many (`isize::MAX` bytes), so that a filter's words can always be allocated and counted in a `usize`.
 pub(crate) const MAX_WORDS: u64 = {
-    let by_bits = u64::MAX / 64;
     let by_memory = isize::MAX as u64 / 8;
-    if by_bits < by_memory {
-        by_bits
+    if FORMAT_MAX_WORDS < by_memory {
+        FORMAT_MAX_WORDS
     } else {
         by_memory
     }
@@ -49,15 +53,30 @@ impl StandardBloomParams {
 
     /// Parameters for an explicit size and probe count.
     ///
-    /// Returns [`Error::BadParams`] when `num_bits` is 0 or larger than this platform can allocate, or
-    /// `num_probes` is not in `1..=Self::MAX_PROBES`.
+    /// Returns [`Error::BadParams`] when `num_bits` is 0, beyond the format's limit (`2^64 - 64`) or larger than
+    /// this platform can allocate, or `num_probes` is not in `1..=Self::MAX_PROBES`.
     pub fn new(num_bits: u64, num_probes: u32) -> Result<Self> {
         let bad = |field, value| Error::BadParams {
             kind: Some(FilterKind::StandardBloom),
             field,
             value,
         };
-        if num_bits == 0 || num_bits.div_ceil(64) > MAX_WORDS {
+        let params = Self::checked(num_bits, num_probes)?;
+        if num_bits.div_ceil(64) > MAX_WORDS {
+            return Err(bad("num_bits", num_bits));
+        }
+        Ok(params)
+    }
+
+    /// Parameters that the format allows (FORMAT.md 4.4), whether or not this platform could allocate them: what
+    /// a reader checks, for whom the payload, already in memory, is proof enough that the words fit.
+    fn checked(num_bits: u64, num_probes: u32) -> Result<Self> {
+        let bad = |field, value| Error::BadParams {
+            kind: Some(FilterKind::StandardBloom),
+            field,
+            value,
+        };
+        if num_bits == 0 || num_bits.div_ceil(64) > FORMAT_MAX_WORDS {
             return Err(bad("num_bits", num_bits));
         }
         let num_probes = u8::try_from(num_probes)
@@ -108,7 +127,7 @@ impl StandardBloomParams {
     /// Number of little-endian 64-bit words of the bit array: `ceil(m / 64)`.
     #[must_use]
     pub const fn num_words(&self) -> usize {
-        // Fits: `new` and `decode` keep the word count within `isize::MAX / 8`.
+        // Fits: `new` keeps the word count within `isize::MAX / 8`, and `decode` equal to a payload's length / 8.
         self.num_bits.div_ceil(64) as usize
     }
 
@@ -152,8 +171,9 @@ impl StandardBloomParams {
         let reserved = r.array::<7>().unwrap_or_default();
         let num_bits = r.u64().unwrap_or_default();
         check_reserved(FilterKind::StandardBloom, &reserved, 1)?;
-        let params = StandardBloomParams::new(num_bits, u32::from(num_probes))?;
-        // Compared in u64, where the expected length cannot overflow (it is at most 2^61).
+        // The format's limit, not this platform's: a payload of the expected length is in memory already.
+        let params = StandardBloomParams::checked(num_bits, u32::from(num_probes))?;
+        // Compared in u64, where the expected length cannot overflow (it is at most 2^61 - 8).
         let expected = num_bits.div_ceil(64) * 8;
         if expected != payload_len as u64 {
             return Err(Error::LengthMismatch {
@@ -323,6 +343,35 @@ mod tests {
         assert!(StandardBloomParams::new(64, StandardBloomParams::MAX_PROBES + 1).is_err());
         assert!(StandardBloomParams::new(64, StandardBloomParams::MAX_PROBES).is_ok());
         assert!(StandardBloomParams::new(u64::MAX, 1).is_err());
+    }
+
+    #[test]
+    fn the_size_limit_is_the_formats_on_every_platform() {
+        // FORMAT.md 4.4: m up to 2^64 - 64 (2^58 - 1 words). At the limit the parameters are valid and only the
+        // payload length can be wrong; one bit more is refused as `num_bits`, whatever the platform.
+        assert_eq!(FORMAT_MAX_WORDS, (1 << 58) - 1);
+        let params = |m: u64| {
+            let mut bytes = [0u8; PARAMS_LEN];
+            bytes[0] = 7;
+            bytes[8..].copy_from_slice(&m.to_le_bytes());
+            bytes
+        };
+        assert_eq!(
+            StandardBloomParams::decode(&params(u64::MAX - 63), 128),
+            Err(Error::LengthMismatch {
+                kind: FilterKind::StandardBloom,
+                expected: (1 << 61) - 8,
+                found: 128
+            })
+        );
+        assert!(matches!(
+            StandardBloomParams::decode(&params(u64::MAX - 62), 128),
+            Err(Error::BadParams {
+                field: "num_bits",
+                value,
+                ..
+            }) if value == u64::MAX - 62
+        ));
     }
 
     #[test]

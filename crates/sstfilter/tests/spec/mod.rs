@@ -20,10 +20,12 @@ pub enum Refusal {
     TooShort,
     /// Section 2: magic is not "SSTF".
     BadMagic,
-    /// Section 2: version 0 or newer than 1.
+    /// Section 2: version 0 or newer than 2.
     UnsupportedVersion,
-    /// Section 3: a reserved or unknown tag.
+    /// Section 3: a reserved or unknown tag (tag 16 in a version-1 trailer included).
     UnknownKind(u8),
+    /// Sections 2 and 3: tag 16 in a version-2 trailer, a partition index rather than a filter block.
+    PartitionIndex,
     /// A field outside its valid values.
     BadParams(&'static str),
     /// The payload length does not match the parameters.
@@ -120,17 +122,22 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     let params = &t[8..24];
     let num_keys = le(&t[24..32]);
     let stored_crc = le(&t[32..36]) as u32;
+    // Section 2: the CRC covers every byte before the last four (payload, prefix section if any, trailer 0..32).
     let checksum_ok = crc32(&block[..block.len() - 4]) == stored_crc;
+    if tag == 16 && version == 2 {
+        return Err(Refusal::PartitionIndex); // section 2, "kind": a partition index (section 8)
+    }
     if ![1, 2, 3, 4].contains(&tag) {
         return Err(Refusal::UnknownKind(tag)); // section 3: 0 and 5..=255 are reserved
     }
-    // Section 2: no flag in version 1; in version 2, bit 0 (prefixes) and bit 1 (prefixes only, with bit 0).
-    // Section 4.5: a Range block has no flag in any version.
+    // Section 2: no flag in version 1; in version 2, bit 0 (prefixes) and bit 1 (prefixes only, with bit 0): 0, 1
+    // or 3, where 0 reads as version 1. Section 4.5: a Range block has no flag in any version.
     let allowed = if version == 1 || tag == 3 { 0 } else { 0b11 };
     if flags & !allowed != 0 || flags == 0b10 {
         return Err(Refusal::BadParams("flags"));
     }
-    // Section 2.1: the prefix section, `name ‖ name length (u16)`, just before the trailer.
+    // Section 2.1: the prefix section, `name ‖ name length (u16)`, just before the trailer (a block shorter than 38
+    // bytes has no room for the length).
     let (payload, prefix_name) = if flags & 1 == 0 {
         (payload, None)
     } else {
@@ -238,7 +245,7 @@ fn standard_bloom_params(p: &[u8], payload_len: u64) -> Result<Kind, Refusal> {
         return Err(Refusal::BadParams("num_probes"));
     }
     let words = m.div_ceil(64);
-    let max_words = ((1u64 << 58) - 1).min(isize::MAX as u64 / 8);
+    let max_words = (1u64 << 58) - 1; // the same on every platform
     if m < 1 || words > max_words {
         return Err(Refusal::BadParams("num_bits"));
     }
@@ -323,7 +330,8 @@ fn bit(bytes: &[u8], p: u128) -> bool {
 
 impl SpecBlock<'_> {
     /// Whether a whole key with 64-bit hash `h` may have been added: section 2.1, a block of prefixes only holds
-    /// no whole key and answers "may contain"; otherwise the kind's probe.
+    /// no whole key and answers "may contain"; otherwise the kind's probe (a Range block: "may contain"). Section 8
+    /// asks a loaded partition this question, whatever the partition holds.
     pub fn may_contain_key_hash(&self, h: u64) -> bool {
         !self.whole_keys || self.may_contain_hash(h)
     }
@@ -545,6 +553,87 @@ impl SpecBlock<'_> {
     }
 }
 
+/// Section 2.1: a built-in prefix extractor, as the extractor table defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecExtractor {
+    Fixed(usize),
+    Delimited(u8),
+    Capped(usize),
+}
+
+impl SpecExtractor {
+    /// The recorded name: decimal lengths, the delimiter as two lowercase hexadecimal digits.
+    pub fn name(&self) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        match *self {
+            SpecExtractor::Fixed(len) => format!("sstfilter.fixed:{len}"),
+            SpecExtractor::Delimited(d) => {
+                let digits = [HEX[usize::from(d >> 4)], HEX[usize::from(d & 15)]];
+                format!(
+                    "sstfilter.delimited:{}",
+                    std::str::from_utf8(&digits).unwrap()
+                )
+            }
+            SpecExtractor::Capped(len) => format!("sstfilter.capped:{len}"),
+        }
+    }
+
+    /// The prefix length of a key, or `None` outside the domain.
+    pub fn prefix_len(&self, x: &[u8]) -> Option<usize> {
+        match *self {
+            SpecExtractor::Fixed(len) => (x.len() >= len).then_some(len),
+            SpecExtractor::Delimited(d) => x.iter().position(|&b| b == d).map(|at| at + 1),
+            SpecExtractor::Capped(len) => Some(len.min(x.len())),
+        }
+    }
+
+    /// The length every key starting with `s` has as its prefix length, or `None`.
+    pub fn scan_len(&self, s: &[u8]) -> Option<usize> {
+        match *self {
+            SpecExtractor::Fixed(len) | SpecExtractor::Capped(len) => {
+                (s.len() >= len).then_some(len)
+            }
+            SpecExtractor::Delimited(_) => self.prefix_len(s),
+        }
+    }
+
+    /// "What a writer adds": the key count of a block built from `keys` in this order (with whole keys or not),
+    /// `hash` being the key hash of section 4.1.
+    pub fn key_count(&self, keys: &[&[u8]], whole_keys: bool, hash: impl Fn(&[u8]) -> u64) -> u64 {
+        let (mut last_prefix, mut last, mut count) = (None, None, 0);
+        let mut offer = |h: u64| {
+            if last != Some(h) {
+                last = Some(h);
+                count += 1;
+            }
+        };
+        for x in keys {
+            if let Some(n) = self.prefix_len(x) {
+                let p = hash(&x[..n]);
+                if last_prefix != Some(p) {
+                    last_prefix = Some(p);
+                    offer(p);
+                }
+            }
+            if whole_keys {
+                offer(hash(x));
+            }
+        }
+        count
+    }
+}
+
+impl SpecBlock<'_> {
+    /// Section 2.1, "What a reader answers": a prefix question with the extractor named `name` and the prefix
+    /// hash `h`; `false` only for "absent".
+    pub fn may_contain_prefix(&self, name: &str, h: u64) -> bool {
+        match &self.prefix_name {
+            Some(recorded) if recorded.as_bytes() == name.as_bytes() => self.may_contain_hash(h),
+            _ => true,
+        }
+    }
+}
+
 /// Section 4.5: a Range block's contents, decoded.
 #[derive(Debug, Clone)]
 pub struct SpecRange {
@@ -626,7 +715,8 @@ impl SpecRange {
         }
     }
 
-    /// Section 4.5, "Projection": the digits of the bytes after the prefix, zero-padded.
+    /// Section 4.5, "Projection": the digits of the bytes after the prefix, zero-padded. The reading stops after the
+    /// step of the first byte outside its alphabet, that step's term included.
     fn digits(&self, after: &[u8]) -> Digits {
         let mut acc = 0u128;
         for (j, alphabet) in self.alphabets.iter().enumerate() {
@@ -684,6 +774,8 @@ impl SpecRange {
     /// Section 4.5, "Queries", a range.
     pub fn may_contain_range(&self, lower: SpecBound<'_>, upper: SpecBound<'_>) -> SpecRangeAnswer {
         use SpecBound::{Excluded, Included, Unbounded};
+        // "Empty" exactly when both bounds are given and lower > upper, or they are equal with one excluded; no
+        // other range, even one no string lies in.
         let empty = match (lower, upper) {
             (Included(a), Included(b)) => a > b,
             (Included(a) | Excluded(a), Included(b) | Excluded(b)) => a >= b,
@@ -783,6 +875,22 @@ pub fn blocked_bloom_bits(h: u64, k: u32) -> Vec<u32> {
             ((x >> (64 - 9 * (j % 7 + 1))) & 511) as u32
         })
         .collect()
+}
+
+/// Section 4.2, "Probe derivation 0": the bits a pre-release writer set for a key, the first `k` distinct values
+/// of its draw sequence (the 448 draws of words 0 to 63, then the fill 0..511).
+pub fn blocked_bloom_distinct_bits(h: u64, k: u32) -> Vec<u32> {
+    let sequence = blocked_bloom_bits(h, 448).into_iter().chain(0..512);
+    let mut bits: Vec<u32> = Vec::new();
+    for draw in sequence {
+        if bits.len() == k as usize {
+            break;
+        }
+        if !bits.contains(&draw) {
+            bits.push(draw);
+        }
+    }
+    bits
 }
 
 /// Section 8: a partition index entry, with its separator.
