@@ -11,8 +11,8 @@
 //!  +--------+--------+------+--------+---------------------+--------------+---------+
 //! ```
 //!
-//! The CRC32 (IEEE polynomial, as computed by crc32fast) covers every byte of the block before it: the payload
-//! and the first 32 bytes of the trailer.
+//! The CRC32 (IEEE polynomial, as computed by crc32fast) covers every byte of the block before it: the payload, the
+//! prefix section when there is one, and the first 32 bytes of the trailer.
 //!
 //! Version 2 defines two flags: a block built with a prefix extractor carries a *prefix section*, the extractor's
 //! name and its length, between the payload and the trailer (FORMAT.md, section 2.1). A block without one is
