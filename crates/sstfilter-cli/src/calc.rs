@@ -11,7 +11,7 @@ use sstfilter::sizing::{
     uniform_levels,
 };
 
-use crate::CliResult;
+use crate::error::CliResult;
 use crate::plot::{self, Series, Style};
 use crate::text::{TextTable, bytes, percent, thousands};
 

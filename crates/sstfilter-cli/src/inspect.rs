@@ -12,7 +12,7 @@ use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
 use sstfilter_table::{BlockHandle, ReadAt, TABLE_MAGIC, Table};
 
-use crate::CliResult;
+use crate::error::CliResult;
 use crate::ldb::{self, LdbTable};
 use crate::text::{percent, thousands};
 

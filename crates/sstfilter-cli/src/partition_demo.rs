@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use sstfilter::{BlockedBloomPolicy, PartitionCuts, key_hash};
 use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableStats};
 
-use crate::CliResult;
-use crate::demo::{DemoArgs, total_stats};
+use crate::error::CliResult;
 use crate::keys::{self, SplitMix64};
+use crate::lsm::{DemoArgs, table_path, total_stats};
 use crate::text::{TextTable, bytes, thousands};
 
 /// Filter bytes per partition: RocksDB's `metadata_block_size` default.
@@ -161,7 +161,7 @@ fn build(
     std::fs::create_dir_all(dir)?;
     let mut paths = Vec::new();
     for t in 0..args.tables {
-        let path = dir.join(format!("{t:06}.sst"));
+        let path = table_path(dir, t);
         let mut builder = TableBuilder::create(&path, options)?;
         for id in keys::table_ids(t, args.tables, args.keys) {
             builder.add(&keys::key(id), &keys::value(id))?;

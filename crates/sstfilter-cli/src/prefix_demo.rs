@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PrefixExtractor, key_hash};
 use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
 
-use crate::CliResult;
-use crate::demo::total_stats;
+use crate::error::CliResult;
+use crate::lsm::{table_path, total_stats};
 use crate::text::{TextTable, per_second, thousands};
 
 /// Tenants present in every table.
@@ -85,7 +85,7 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
         std::fs::create_dir_all(&dir)?;
         let mut lsm = Vec::new();
         for t in 0..tables {
-            let path = dir.join(format!("{t:06}.sst"));
+            let path = table_path(&dir, t);
             let mut builder = TableBuilder::create(&path, &options)?;
             let mut tenants: Vec<u64> = (0..EVERYWHERE)
                 .chain(one_table.clone().filter(|i| i % tables == t))

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use sstfilter::{BlockedBloomPolicy, RangePolicy, key_hash};
 use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
 
-use crate::CliResult;
-use crate::demo::total_stats;
+use crate::error::CliResult;
+use crate::lsm::{table_path, total_stats};
 use crate::text::{TextTable, per_second, thousands};
 
 /// Ids per run.
@@ -104,7 +104,7 @@ pub(crate) fn run(
         });
         std::fs::create_dir_all(&dir)?;
         let mut builders = (0..tables)
-            .map(|t| TableBuilder::create(dir.join(format!("{t:06}.sst")), &options))
+            .map(|t| TableBuilder::create(table_path(&dir, t), &options))
             .collect::<Result<Vec<_>, _>>()?;
         for id in 0..last_id {
             if let Some(builder) = table_of(id, tables).and_then(|t| builders.get_mut(t as usize)) {
@@ -114,7 +114,7 @@ pub(crate) fn run(
         let mut lsm = Vec::new();
         for (t, builder) in builders.into_iter().enumerate() {
             builder.finish()?;
-            lsm.push(Table::open(dir.join(format!("{t:06}.sst")))?);
+            lsm.push(Table::open(table_path(&dir, t as u64))?);
         }
         lsm.reverse(); // newest first
         // Every filter the tables hold: the point filter, and the range filter block beside it.
