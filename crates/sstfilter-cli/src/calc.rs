@@ -2,6 +2,7 @@
 //! levels (Monkey).
 
 use std::fs;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use sstfilter::RangePolicy;
@@ -50,13 +51,13 @@ pub(crate) struct CalcArgs {
     pub(crate) plot: Option<PathBuf>,
 }
 
-pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
+pub(crate) fn run(out: &mut dyn Write, args: &CalcArgs) -> CliResult<()> {
     if let Some(range_len) = args.range_len {
-        range_report(args, range_len);
+        range_report(out, args, range_len)?;
         return Ok(());
     }
     let (marks, label) = if let Some(levels) = args.levels {
-        (levels_report(args, levels)?, "Monkey levels")
+        (levels_report(out, args, levels)?, "Monkey levels")
     } else if let Some(bits) = args.bits.or_else(|| {
         args.bits_per_key
             .map(|b| (b * args.keys as f64).round() as u64)
@@ -69,24 +70,26 @@ pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
             || "each model's own probe count".to_owned(),
             |k| format!("k = {k}"),
         );
-        println!(
+        writeln!(
+            out,
             "False-positive rate of {} keys in {} bits ({:.2} bits/key), {probes}:\n",
             thousands(args.keys),
             thousands(bits),
             bits as f64 / args.keys as f64
-        );
-        (sizing_report(&sizes), "sized")
+        )?;
+        (sizing_report(out, &sizes)?, "sized")
     } else {
         let sizes: Vec<Option<Sizing>> = MODELS
             .iter()
             .map(|m| m.size_for_fpr(args.keys, args.fpr))
             .collect();
-        println!(
+        writeln!(
+            out,
             "Filter size for {} keys at a false-positive rate of at most {}:\n",
             thousands(args.keys),
             percent(args.fpr)
-        );
-        (sizing_report(&sizes), "sized")
+        )?;
+        (sizing_report(out, &sizes)?, "sized")
     };
     if let Some(path) = &args.plot {
         fs::write(
@@ -96,13 +99,16 @@ pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
                 &chart(&marks, label),
             ),
         )?;
-        println!("\nchart written to {}", path.display());
+        writeln!(out, "\nchart written to {}", path.display())?;
     }
     Ok(())
 }
 
 /// Prints one row per model and returns the `(bits_per_key, fpr)` point of each, for the chart.
-fn sizing_report(sizes: &[Option<Sizing>]) -> Vec<Vec<(f64, f64)>> {
+fn sizing_report(
+    out: &mut dyn Write,
+    sizes: &[Option<Sizing>],
+) -> io::Result<Vec<Vec<(f64, f64)>>> {
     let mut table = TextTable::new(&[&[
         "model",
         "bits (m)",
@@ -128,16 +134,20 @@ fn sizing_report(sizes: &[Option<Sizing>]) -> Vec<Vec<(f64, f64)>> {
             format!("{:+.1} %", over * 100.0),
         ]);
     }
-    print!("{}", table.render());
-    sizes
+    write!(out, "{}", table.render())?;
+    Ok(sizes
         .iter()
         .map(|s| s.iter().map(|s| (s.bits_per_key, s.fpr)).collect())
-        .collect()
+        .collect())
 }
 
 /// Prints the Monkey allocation against uniform bits/key for every buildable model; returns each model's
 /// per-level points for the chart.
-fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>> {
+fn levels_report(
+    out: &mut dyn Write,
+    args: &CalcArgs,
+    levels: u32,
+) -> CliResult<Vec<Vec<(f64, f64)>>> {
     let level_keys = geometric_levels(args.keys, levels, args.size_ratio);
     let total_keys: u64 = level_keys.iter().sum();
     if total_keys == 0 {
@@ -150,18 +160,20 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
         }
     };
     let budget_per_key = total_bits / total_keys as f64;
-    println!(
+    writeln!(
+        out,
         "Filter memory for an LSM tree of {levels} levels (size ratio {}, {} keys): budget {} = {budget_per_key:.2} bits/key",
         args.size_ratio,
         thousands(total_keys),
         bytes((total_bits / 8.0).ceil() as u64)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "An absent-key lookup probes one filter per level (leveling), so the sum of the levels' FPRs is the expected\n\
          number of wasted data-block reads per lookup. Monkey (Dayan et al., SIGMOD 2017) minimises that sum; it is\n\
          never worse than the uniform split, and no level gets more than {MAX_LEVEL_BITS_PER_KEY} bits/key (rates \
          below 1e-8).\n"
-    );
+    )?;
     let mut marks = vec![Vec::new(); MODELS.len()];
     for (model, marks) in MODELS.iter().zip(marks.iter_mut()) {
         if *model == FilterModel::Bound {
@@ -194,44 +206,47 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
                 percent(m),
             ]);
         }
-        println!("{}:", model.name());
-        print!("{}", table.render());
-        println!(
+        writeln!(out, "{}:", model.name())?;
+        write!(out, "{}", table.render())?;
+        writeln!(
+            out,
             "wasted data-block reads per absent lookup (sum of FPRs): uniform {}, Monkey {} ({})",
             reads(uniform_sum),
             reads(monkey_sum),
             comparison(uniform_sum, monkey_sum)
-        );
+        )?;
         let unused = total_bits - spent;
         if unused > 0.01 * total_bits {
-            println!(
+            writeln!(
+                out,
                 "the budget exceeds what {} filters can use: {} reach the kind's floor (its rate stops falling, or \
                  {MAX_LEVEL_BITS_PER_KEY} bits/key); the other {} are unused",
                 model.name(),
                 bytes((spent / 8.0).ceil() as u64),
                 bytes((unused / 8.0).floor() as u64)
-            );
+            )?;
         }
-        println!();
+        writeln!(out)?;
     }
     Ok(marks)
 }
 
 /// Prints the size of a range filter (`RangePolicy`) for ranges of up to `range_len` at `--fpr`, or its rate at
 /// `--bits-per-key`, and the rate bound at shorter ranges: `ε · ℓ / L`.
-fn range_report(args: &CalcArgs, range_len: u64) {
+fn range_report(out: &mut dyn Write, args: &CalcArgs, range_len: u64) -> io::Result<()> {
     let policy = match args.bits_per_key {
         Some(bits) => RangePolicy::with_bits_per_key(bits, range_len),
         None => RangePolicy::new(range_len, args.fpr),
     };
     let len = policy.max_range_len();
     let bits_per_key = policy.bits_per_key(args.keys);
-    println!(
+    writeln!(
+        out,
         "Range filter (Grafite) for {} keys, empty ranges of up to L = 2^{} = {} projected values:\n",
         thousands(args.keys),
         policy.range_log2(),
         thousands(len)
-    );
+    )?;
     let mut table = TextTable::new(&[&[
         "bits/key",
         "memory",
@@ -249,8 +264,8 @@ fn range_report(args: &CalcArgs, range_len: u64) {
             bits_per_key - (len as f64 / policy.fpr()).log2()
         ),
     ]);
-    print!("{}", table.render());
-    println!("\nThe bound at shorter ranges, ε · ℓ / L:\n");
+    write!(out, "{}", table.render())?;
+    writeln!(out, "\nThe bound at shorter ranges, ε · ℓ / L:\n")?;
     let mut shorter = TextTable::new(&[&["range length ℓ", "FPR at most"]]);
     let mut l = 1u64;
     loop {
@@ -263,12 +278,13 @@ fn range_report(args: &CalcArgs, range_len: u64) {
         }
         l = (l * 16).min(len);
     }
-    print!("{}", shorter.render());
-    println!(
+    write!(out, "{}", shorter.render())?;
+    writeln!(
+        out,
         "\n(Projected values: the bytes after the keys' common prefix, each position's byte values ranked; k \
          consecutive fixed-width decimal ids are k values. Bits/key leave out the per-block tables: 44 bytes per \
          projected position and the prefix.)"
-    );
+    )
 }
 
 /// A sum of rates as wasted reads per lookup: four decimals, or scientific notation when smaller.

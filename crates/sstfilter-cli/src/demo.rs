@@ -1,13 +1,14 @@
 //! `sstfilter demo`: picks the directory the tables go in and runs the demo the mode names.
 
 use std::fs;
+use std::io::Write;
 use std::path::Path;
 
 use crate::error::CliResult;
 use crate::lsm::{DemoArgs, Mode};
 use crate::{lookup_demo, partition_demo, prefix_demo, range_demo};
 
-pub(crate) fn run(args: &DemoArgs) -> CliResult<()> {
+pub(crate) fn run(out: &mut dyn Write, args: &DemoArgs) -> CliResult<()> {
     let temp;
     let root: &Path = match &args.dir {
         Some(dir) => {
@@ -22,11 +23,15 @@ pub(crate) fn run(args: &DemoArgs) -> CliResult<()> {
         }
     };
     match args.mode {
-        Mode::Lookups => lookup_demo::run(root, args),
-        Mode::Prefix => prefix_demo::run(root, args.tables, args.bits_per_key),
-        Mode::Partitioned => partition_demo::run(root, args),
-        Mode::Range => {
-            range_demo::run(root, args.tables, args.keys.min(100_000), args.bits_per_key)
-        }
+        Mode::Lookups => lookup_demo::run(out, root, args),
+        Mode::Prefix => prefix_demo::run(out, root, args.tables, args.bits_per_key),
+        Mode::Partitioned => partition_demo::run(out, root, args),
+        Mode::Range => range_demo::run(
+            out,
+            root,
+            args.tables,
+            args.keys.min(100_000),
+            args.bits_per_key,
+        ),
     }
 }

@@ -2,6 +2,7 @@
 //! kind.
 
 use std::fs;
+use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -63,21 +64,24 @@ impl Row {
 }
 
 /// Runs the lookups demo with its tables in `root`.
-pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
+pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResult<()> {
     let total = args.keys * args.tables;
-    println!(
+    writeln!(
+        out,
         "sstfilter demo: an LSM of {} tables x {} keys ({} keys, 16-24 byte keys, 32-byte values, 4 KiB data blocks)",
         args.tables,
         thousands(args.keys),
         thousands(total)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{} absent and {} present lookups per configuration, newest table first; filters at {} bits/key",
         thousands(args.lookups),
         thousands(args.lookups),
         args.bits_per_key
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "tables in {} ({})\n",
         root.display(),
         if args.dir.is_some() {
@@ -85,7 +89,7 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
         } else {
             "removed at exit"
         }
-    );
+    )?;
 
     let absent: Vec<Vec<u8>> = keys::absent_ids(args.lookups, args.tables, args.keys, ABSENT_SEED)
         .into_iter()
@@ -97,7 +101,7 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
     for config in CONFIGS {
         let dir = root.join(config.name.replace(' ', "-"));
         fs::create_dir_all(&dir)?;
-        let tables = build_tables(&dir, config, args)?;
+        let tables = build_tables(out, &dir, config, args)?;
         rows.push(measure(config.name, &tables, &absent, &present, args)?);
         if args.dir.is_none() {
             // Keep at most one configuration's tables on disk at a time.
@@ -105,9 +109,9 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
             fs::remove_dir_all(&dir)?;
         }
     }
-    print_report(&rows);
+    print_report(out, &rows)?;
     if let Some(latency) = args.read_latency {
-        print_remote(&rows, latency);
+        print_remote(out, &rows, latency)?;
     }
 
     if let Some(path) = &args.plot {
@@ -117,13 +121,18 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
             thousands(args.keys)
         );
         fs::write(path, plot::render(&title, &series))?;
-        println!("\nchart written to {}", path.display());
+        writeln!(out, "\nchart written to {}", path.display())?;
     }
     Ok(())
 }
 
 /// Builds the configuration's tables and opens them (index 0 is the oldest).
-fn build_tables(dir: &Path, config: &FilterConfig, args: &DemoArgs) -> CliResult<Vec<Table>> {
+fn build_tables(
+    out: &mut dyn Write,
+    dir: &Path,
+    config: &FilterConfig,
+    args: &DemoArgs,
+) -> CliResult<Vec<Table>> {
     let options = match (config.policy)(args.bits_per_key) {
         Some(policy) => TableOptions::default().shared_filter_policy(policy),
         None => TableOptions::default().without_filter(),
@@ -147,13 +156,14 @@ fn build_tables(dir: &Path, config: &FilterConfig, args: &DemoArgs) -> CliResult
         paths.push(path);
     }
     progress.finish_and_clear();
-    println!(
+    writeln!(
+        out,
         "{:<12} built {} tables ({}) in {:.2} s",
         config.name,
         args.tables,
         bytes(file_bytes),
         started.elapsed().as_secs_f64()
-    );
+    )?;
     // One FilterStats for all the tables of a configuration, as a store keeps one for all its tables.
     let stats = FilterStats::new();
     let tables = paths
@@ -254,12 +264,13 @@ fn lookup(tables: &[Table], key: &[u8]) -> CliResult<Option<Vec<u8>>> {
 
 /// The same lookups on a simulated remote store: every data-block read the run made is charged `latency` on top
 /// of the measured time, and the time saved is against the first configuration (no filter).
-fn print_remote(rows: &[Row], latency: Duration) {
-    println!(
+fn print_remote(out: &mut dyn Write, rows: &[Row], latency: Duration) -> io::Result<()> {
+    writeln!(
+        out,
         "\nSIMULATED remote storage: each data-block read charged {latency:?} (an object-store GET), on top of the \
          measured time;\nper 1,000 lookups, and the time the filters saved against \"{}\":",
         rows.first().map_or("", |r| r.name)
-    );
+    )?;
     let mut table = TextTable::new(&[
         &["", "absent lookups", "", "", "present lookups", "", ""],
         &[
@@ -303,10 +314,10 @@ fn print_remote(rows: &[Row], latency: Duration) {
             saved(present.1, base.map(|b| b.1.1)),
         ]);
     }
-    print!("{}", table.render());
+    write!(out, "{}", table.render())
 }
 
-fn print_report(rows: &[Row]) {
+fn print_report(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
     let mut table = TextTable::new(&[
         &[
             "",
@@ -354,27 +365,30 @@ fn print_report(rows: &[Row]) {
             ),
         ]);
     }
-    println!("\n{}", table.render());
+    writeln!(out, "\n{}", table.render())?;
 
     let baseline = rows.first();
     for row in rows.iter().filter(|r| r.fpr_theory.is_some()) {
         let ratio = row.absent_reads() / row.expected_absent_reads();
-        println!(
+        writeln!(
+            out,
             "{}: {:.4} data-block reads per absent lookup = {:.2} x FPR x tables (target <= 1.2: {})",
             row.name,
             row.absent_reads(),
             ratio,
             if ratio <= 1.2 { "met" } else { "MISSED" }
-        );
+        )?;
         let asked = row.absent.filter_checks;
-        println!(
+        writeln!(
+            out,
             "  the filters answered \"absent\" {} of {} times ({}): data-block reads avoided",
             thousands(row.absent.reads_avoided()),
             thousands(asked),
             percent(row.absent.reads_avoided() as f64 / asked.max(1) as f64)
-        );
+        )?;
         let counts = row.filter_counts;
-        println!(
+        writeln!(
+            out,
             "  FilterStats over both runs: {} reads avoided, {} true positives, observed FPR {}, {} unusable",
             thousands(counts.reads_avoided()),
             thousands(counts.true_positives),
@@ -382,20 +396,22 @@ fn print_report(rows: &[Row]) {
                 .observed_fpr()
                 .map_or_else(|| "-".to_owned(), percent),
             thousands(counts.decode_errors)
-        );
+        )?;
         if let Some(base) = baseline.filter(|b| b.fpr_theory.is_none()) {
-            println!(
+            writeln!(
+                out,
                 "  absent lookups {:.1}x and present lookups {:.1}x the speed of \"{}\" in this run",
                 base.absent_time.as_secs_f64() / row.absent_time.as_secs_f64(),
                 base.present_time.as_secs_f64() / row.present_time.as_secs_f64(),
                 base.name
-            );
+            )?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "\nEvery present lookup returned its value. Reads here are positioned reads served from the OS page\n\
          cache (the files were just written); on cold storage every avoided read also saves a device access."
-    );
+    )
 }
 
 /// The `--plot` chart: each kind's theory curve (from its policy), its measured rate at every whole bits/key

@@ -32,20 +32,30 @@ mod progress;
 mod range_demo;
 mod text;
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use args::Job;
 
 fn main() -> ExitCode {
-    let result = match args::parse() {
-        Job::Demo(args) => demo::run(&args),
-        Job::Inspect(path) => inspect::run(&path),
-        Job::Calc(args) => calc::run(&args),
-    };
+    let job = args::parse();
+    // Every report goes through this handle, whose write errors are returned rather than panicking as
+    // `println!` does, so that a closed pipe ends the run like any other error.
+    let mut out = io::stdout().lock();
+    let result = match job {
+        Job::Demo(args) => demo::run(&mut out, &args),
+        Job::Inspect(path) => inspect::run(&mut out, &path),
+        Job::Calc(args) => calc::run(&mut out, &args),
+    }
+    .and_then(|()| Ok(out.flush()?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output has gone (`sstfilter calc | head -1`): it has what it wanted, so this is the
+        // normal end of the run, quiet and successful, as for other Unix tools.
+        Err(e) if error::is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Not `eprintln!`, which panics when stderr is closed too.
+            let _ = writeln!(io::stderr(), "error: {e}");
             ExitCode::FAILURE
         }
     }

@@ -2,6 +2,7 @@
 //! filter memory budgets of 1 %, 10 % and 100 % of the full filters, with uniform and skewed (Zipf-like)
 //! absent keys: the filter memory kept resident, partition loads per lookup, data-block reads and lookup time.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -26,21 +27,23 @@ const SKEWED_SEED: u64 = 12;
 /// Opens of a table with a full filter timed to measure what loading a full filter costs.
 const RELOADS: u32 = 5;
 
-pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
-    println!(
+pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResult<()> {
+    writeln!(
+        out,
         "sstfilter demo --partitioned: an LSM of {} tables x {} keys, BlockedBloom at {} bits/key, full filters vs \
          {} KiB partitions cut at data blocks",
         args.tables,
         thousands(args.keys),
         args.bits_per_key,
         PARTITION_BYTES / 1024
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{} absent lookups per stream: uniform, and skewed (rank floor(P^u) of {} keys, u uniform: a few keys \
          asked very often)\n",
         thousands(args.lookups),
         thousands(args.lookups)
-    );
+    )?;
     let full_options =
         TableOptions::default().filter_policy(BlockedBloomPolicy::new(args.bits_per_key));
     let partitioned_options = full_options
@@ -71,19 +74,21 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
         .fold((0u64, 0u64), |(n, b), p| (n + 1, b + p.len));
     let keys = args.keys * args.tables;
     let per_key = |b: u64| b as f64 * 8.0 / keys as f64;
-    println!(
+    writeln!(
+        out,
         "full filters      {} ({:.3} bits/key), all resident",
         bytes(full_bytes),
         per_key(full_bytes)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "partitioned       {} partitions, {} ({:.3} bits/key) + indexes {} ({:.3} bits/key, resident)\n",
         thousands(partitions),
         bytes(partition_bytes),
         per_key(partition_bytes),
         bytes(index_bytes),
         per_key(index_bytes)
-    );
+    )?;
 
     let uniform: Vec<Vec<u8>> =
         keys::absent_ids(args.lookups, args.tables, args.keys, UNIFORM_SEED)
@@ -132,7 +137,7 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
             report.row(row(&name, stream, resident, &stats, time, lookups.len()));
         }
     }
-    print!("{}", report.render());
+    write!(out, "{}", report.render())?;
 
     let started = Instant::now();
     for _ in 0..RELOADS {
@@ -141,14 +146,15 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
         }
     }
     let per_load = started.elapsed() / (RELOADS * full_paths.len() as u32);
-    println!(
+    writeln!(
+        out,
         "\nA full filter cannot be cached in part: under a budget smaller than it, each lookup either loads it whole \
          ({} per table, measured: {:.2} ms to open a table and verify its filter)\nor goes without it (a data-block \
          read per table). A partitioned filter keeps its index resident and loads {} KiB partitions.",
         bytes(full_bytes / args.tables.max(1)),
         per_load.as_secs_f64() * 1e3,
         PARTITION_BYTES / 1024
-    );
+    )?;
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 //! filter can rule them out. A scan of `t{tenant:05}/` over every table, newest first, is asked for 1,000 tenants
 //! of each class.
 
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,18 +39,25 @@ fn key(tenant: u64, row: u64) -> Vec<u8> {
     format!("t{:05}/{row:04}", 2 * tenant).into_bytes()
 }
 
-pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> {
+pub(crate) fn run(
+    out: &mut dyn Write,
+    root: &Path,
+    tables: u64,
+    bits_per_key: f64,
+) -> CliResult<()> {
     let extractor: Arc<dyn PrefixExtractor> = Arc::new(DelimitedPrefix::new(b'/'));
     let one_table = 100..100 + ONE_TABLE_PER_TABLE * tables;
-    println!(
+    writeln!(
+        out,
         "sstfilter demo --prefix: prefix scans over an LSM of {tables} tables of {} keys `t<tenant>/<row>`",
         thousands((EVERYWHERE + ONE_TABLE_PER_TABLE) * ROWS)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{SCANS} scans of `t<tenant>/` per class: tenants in no table, in one table, in all {tables}; extractor {}, \
          BlockedBloom at {bits_per_key} bits/key\n",
         extractor.name()
-    );
+    )?;
     let mut report = TextTable::new(&[
         &[
             "",
@@ -155,17 +163,18 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
             ]);
         }
     }
-    print!("{}", report.render());
+    write!(out, "{}", report.render())?;
     let classes = digests.len() / CONFIGS.len();
     let mut configs = digests.chunks(classes.max(1));
     let first = configs.next().unwrap_or_default();
     if configs.any(|config| config != first) {
         return Err("the configurations' scans returned different rows".into());
     }
-    println!(
+    writeln!(
+        out,
         "\nEvery scan returned the same rows in every configuration. A table is read when its filter cannot rule \
          the prefix out;\nwithout prefixes in the filter, every scan reads every table (the tables span the whole \
          key range)."
-    );
+    )?;
     Ok(())
 }

@@ -8,6 +8,7 @@
 //! about a range). Each configuration scans `[order:X, order:X+k)`, newest table first, for 1,000 empty and 1,000
 //! starts `X` in runs that hold keys, at each `k`.
 
+use std::io::Write;
 use std::ops::Bound::{Excluded, Included};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -39,6 +40,7 @@ fn table_of(id: u64, tables: u64) -> Option<u64> {
 }
 
 pub(crate) fn run(
+    out: &mut dyn Write,
     root: &Path,
     tables: u64,
     keys_per_table: u64,
@@ -47,16 +49,18 @@ pub(crate) fn run(
     // Each even run gives every table RUN / 4 / tables keys.
     let runs = (keys_per_table * tables).div_ceil(RUN / 4).max(1);
     let last_id = 2 * runs * RUN;
-    println!(
+    writeln!(
+        out,
         "sstfilter demo --range: range scans `[order:X, order:X+k)` over an LSM of {tables} tables of about {} \
          keys `order:<id>`",
         thousands(keys_per_table)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{SCANS} empty scans and {SCANS} in runs that hold keys, per length k, newest table first; point filter BlockedBloom at \
          {bits_per_key} bits/key, range filter for ranges of 2^{RANGE_LOG2} ids at {} %\n",
         RANGE_FPR * 100.0
-    );
+    )?;
     let mut report = TextTable::new(&[
         &[
             "",
@@ -171,15 +175,16 @@ pub(crate) fn run(
             }
         }
     }
-    print!("{}", report.render());
+    write!(out, "{}", report.render())?;
     let (first, second) = digests.split_at(digests.len() / 2);
     if first != second {
         return Err("the configurations' scans returned different rows".into());
     }
-    println!(
+    writeln!(
+        out,
         "\nEvery scan returned the same rows in both configurations. SlateDB and the reference table never ask a point \
          filter about a range,\nso with one every scan reads every table; the range filter skips a table unless it says \
          a key may lie in the range (filter bytes count both blocks)."
-    );
+    )?;
     Ok(())
 }

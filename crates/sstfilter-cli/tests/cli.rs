@@ -1,8 +1,9 @@
 //! Smoke tests of the `sstfilter` binary: every subcommand runs and reports, and bad input gives a clear error
 //! and exit code 1 (2 for bad arguments), never a panic.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder};
 use sstfilter_table::{TableBuilder, TableOptions};
@@ -577,4 +578,84 @@ fn bad_arguments_are_usage_errors() {
     fails(&["calc", "--bits", "100", "--levels", "3"], 2);
     fails(&["inspect"], 2);
     fails(&["frobnicate"], 2);
+}
+
+/// Runs `sstfilter args` with stdout a pipe whose reader is closed before the process starts, so that its first
+/// write fails with a broken pipe, deterministically.
+fn with_stdout_closed(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_sstfilter"))
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Issue 26: `sstfilter calc --levels 3 | head -1` panicked on the broken pipe. A reader that goes away is the
+/// normal end of a run: exit code 0 and nothing on stderr, in every subcommand and mode.
+#[test]
+fn a_closed_stdout_ends_every_subcommand_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("table.sst");
+    write_table(&table, 500, &TableOptions::default());
+    let block = dir.path().join("block.bin");
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    builder.add_key(b"key");
+    std::fs::write(&block, builder.finish()).unwrap();
+    let ldb = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/leveldb-1.23-bloom10-snappy.ldb");
+    let svg = dir.path().join("chart.svg");
+    let svg = svg.to_str().unwrap();
+    let small = ["--keys", "300", "--tables", "2"];
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["calc"],
+        vec!["calc", "--levels", "3"],
+        vec!["calc", "--levels", "3", "--plot", svg],
+        vec!["calc", "--bits-per-key", "10", "--probes", "5"],
+        vec!["calc", "--range-len", "1000"],
+        vec!["inspect", table.to_str().unwrap()],
+        vec!["inspect", block.to_str().unwrap()],
+        vec!["inspect", ldb.to_str().unwrap()],
+        [&["demo", "--lookups", "100"][..], &small].concat(),
+        [&["demo", "--lookups", "100", "--plot", svg][..], &small].concat(),
+        [&["demo", "--lookups", "100", "--read-latency", "1ms"][..], &small].concat(),
+        vec!["demo", "--prefix", "--tables", "2"],
+        [&["demo", "--partitioned", "--lookups", "100"][..], &small].concat(),
+        [&["demo", "--range"][..], &small].concat(),
+    ];
+    for args in runs {
+        let output = with_stdout_closed(&args);
+        let err = stderr(&output);
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}
+
+/// The same as a shell's `| head -1`: the reader takes one line and goes, while the run may still be writing.
+#[test]
+fn a_reader_that_stops_after_one_line_ends_the_run_quietly() {
+    for args in [
+        &["calc", "--levels", "3"][..],
+        &["demo", "--keys", "300", "--tables", "2", "--lookups", "100"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sstfilter"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{args:?} printed nothing");
+        // Dropping the reader above closed the pipe; the run ends at its next write, or ends on its own.
+        let output = child.wait_with_output().unwrap();
+        let err = stderr(&output);
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+    }
 }
