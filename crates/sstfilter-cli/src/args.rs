@@ -8,6 +8,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
 use crate::calc::CalcArgs;
 use crate::lsm::{DemoArgs, Mode};
+use crate::plot;
 
 /// What the command line asks for.
 pub(crate) enum Job {
@@ -98,7 +99,7 @@ fn demo_command() -> Command {
                 .long("dir")
                 .value_name("PATH")
                 .help("Build the tables here and keep them (default: a temporary directory)")
-                .value_parser(value_parser!(PathBuf)),
+                .value_parser(table_dir),
         )
         .arg(plot_arg())
         .arg(
@@ -251,7 +252,16 @@ fn plot_arg() -> Arg {
         .long("plot")
         .value_name("FILE.svg")
         .help("Also write an SVG chart of FPR vs bits/key (theory curves and measured or sized points)")
-        .value_parser(value_parser!(PathBuf))
+        .value_parser(plot::output_path)
+}
+
+/// The `--dir` value: a directory, or a path where one can be made (not a file).
+fn table_dir(value: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    if path.exists() && !path.is_dir() {
+        return Err(format!("{value} is a file, not a directory"));
+    }
+    Ok(path)
 }
 
 fn demo_args(m: &ArgMatches) -> DemoArgs {

@@ -1,7 +1,6 @@
 //! `sstfilter calc`: filter sizing from the formulas of `sstfilter::sizing`, and a memory budget split across LSM
 //! levels (Monkey).
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -92,14 +91,8 @@ pub(crate) fn run(out: &mut dyn Write, args: &CalcArgs) -> CliResult<()> {
         (sizing_report(out, &sizes)?, "sized")
     };
     if let Some(path) = &args.plot {
-        fs::write(
-            path,
-            plot::render(
-                "False-positive rate vs bits/key (theory)",
-                &chart(&marks, label),
-            ),
-        )?;
-        writeln!(out, "\nchart written to {}", path.display())?;
+        let title = "False-positive rate vs bits/key (theory)";
+        plot::write(out, path, title, &chart(&marks, label))?;
     }
     Ok(())
 }

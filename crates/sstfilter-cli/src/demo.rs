@@ -1,24 +1,30 @@
 //! `sstfilter demo`: picks the directory the tables go in and runs the demo the mode names.
 
-use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::CliResult;
-use crate::lsm::{DemoArgs, Mode};
+use crate::error::{CliResult, Context};
+use crate::lsm::{DemoArgs, Mode, create_dir};
 use crate::{lookup_demo, partition_demo, prefix_demo, range_demo};
 
 pub(crate) fn run(out: &mut dyn Write, args: &DemoArgs) -> CliResult<()> {
     let temp;
     let root: &Path = match &args.dir {
         Some(dir) => {
-            fs::create_dir_all(dir)?;
+            create_dir(dir)?;
             dir
         }
         None => {
             temp = tempfile::Builder::new()
                 .prefix("sstfilter-demo-")
-                .tempdir()?;
+                .tempdir()
+                .context(|| {
+                    let parent = std::env::temp_dir();
+                    format!(
+                        "cannot create a temporary directory in {}",
+                        parent.display()
+                    )
+                })?;
             temp.path()
         }
     };

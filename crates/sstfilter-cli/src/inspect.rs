@@ -11,17 +11,25 @@ use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
 use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
-use sstfilter_table::{BlockHandle, ReadAt, TABLE_MAGIC, Table};
+use sstfilter_table::{BlockHandle, ReadAt, TABLE_MAGIC, Table, TableError};
 
-use crate::error::CliResult;
+use crate::error::{CliResult, Context};
 use crate::ldb::{self, LdbTable};
 use crate::text::{percent, thousands};
 
 pub(crate) fn run(out: &mut dyn Write, path: &Path) -> CliResult<()> {
     let name = path.display();
-    let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
-    let len = file.metadata()?.len();
-    let magic = tail(&file, len, TABLE_MAGIC.len())?;
+    let file = File::open(path).context(|| format!("cannot open {name}"))?;
+    let metadata = file.metadata().context(|| format!("cannot read {name}"))?;
+    if metadata.is_dir() {
+        return Err(format!(
+            "cannot inspect {name}: it is a directory (inspect reads one file: a filter block, a reference \
+             table or a LevelDB table)"
+        )
+        .into());
+    }
+    let len = metadata.len();
+    let magic = tail(path, &file, len, TABLE_MAGIC.len())?;
     if magic == TABLE_MAGIC {
         inspect_table(out, path, file, len)
     } else if magic == ldb::MAGIC {
@@ -31,17 +39,26 @@ pub(crate) fn run(out: &mut dyn Write, path: &Path) -> CliResult<()> {
     }
 }
 
-/// The last `n` bytes of the file, or all of it if it is shorter.
-fn tail(file: &File, len: u64, n: usize) -> CliResult<Vec<u8>> {
+/// The last `n` bytes of the file at `path`, or all of it if it is shorter.
+fn tail(path: &Path, file: &File, len: u64, n: usize) -> CliResult<Vec<u8>> {
     let n = len.min(n as u64);
     let mut bytes = vec![0u8; n as usize];
-    file.read_exact_at(&mut bytes, len - n)?;
+    read_at(path, file, &mut bytes, len - n)?;
     Ok(bytes)
+}
+
+/// Fills `bytes` from `offset` of the file at `path`, naming the file if that fails.
+fn read_at(path: &Path, file: &File, bytes: &mut [u8], offset: u64) -> CliResult<()> {
+    file.read_exact_at(bytes, offset)
+        .context(|| format!("cannot read {}", path.display()))
 }
 
 fn inspect_table(out: &mut dyn Write, path: &Path, file: File, len: u64) -> CliResult<()> {
     let name = path.display();
-    let table = Table::from_reader(file, len).map_err(|e| format!("{name}: corrupt table: {e}"))?;
+    let table = Table::from_reader(file, len).map_err(|e| match e {
+        TableError::Io(e) => format!("cannot read {name}: {e}"),
+        e => format!("{name}: corrupt table: {e}"),
+    })?;
     let version = if table.range_filter_handle().is_some() {
         2
     } else {
@@ -237,7 +254,7 @@ fn inspect_ldb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliRe
     let corrupt = |e: String| format!("{name}: corrupt LevelDB table: {e}");
     let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
     let mut bytes = vec![0u8; size];
-    file.read_exact_at(&mut bytes, 0)?;
+    read_at(path, file, &mut bytes, 0)?;
     let table = LdbTable::new(bytes).map_err(corrupt)?;
     let unsupported = |e: String| format!("{name}: {e}");
     let meta = table
@@ -396,7 +413,7 @@ fn inspect_block(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> Cli
     let name = path.display();
     // Check the trailer's magic before loading the file, so that a large file of another kind is rejected
     // without reading it; the decoder itself produces the error.
-    let trailer = tail(file, len, TRAILER_LEN)?;
+    let trailer = tail(path, file, len, TRAILER_LEN)?;
     if let Err(error @ (Error::TooShort { .. } | Error::BadMagic { .. })) =
         FilterBlock::open(&trailer[..])
     {
@@ -407,7 +424,7 @@ fn inspect_block(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> Cli
     }
     let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
     let mut bytes = AlignedBlock::zeroed(size);
-    file.read_exact_at(bytes.as_mut(), 0)?;
+    read_at(path, file, bytes.as_mut(), 0)?;
     let filter =
         FilterBlock::open(bytes).map_err(|e| format!("{name}: corrupt filter block: {e}"))?;
     writeln!(out, "{name}: filter block")?;

@@ -11,12 +11,12 @@ use sstfilter::{
     AlignedBlock, FilterBlock, FilterBlockBuilder, FilterCounts, FilterPolicy, FilterStats,
     KeyHash, TRAILER_LEN, key_hash,
 };
-use sstfilter_table::{SharedFilterPolicy, Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{SharedFilterPolicy, Table, TableOptions, TableStats};
 
 use crate::configs::{CONFIGS, FilterConfig};
-use crate::error::CliResult;
+use crate::error::{CliResult, Context};
 use crate::keys;
-use crate::lsm::{DemoArgs, table_path, total_stats};
+use crate::lsm::{self, DemoArgs, total_stats};
 use crate::plot::{self, Series, Style};
 use crate::progress::{bar, tick};
 use crate::text::{TextTable, bytes, per_second, percent, thousands};
@@ -100,13 +100,20 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
     let mut rows = Vec::new();
     for config in CONFIGS {
         let dir = root.join(config.name.replace(' ', "-"));
-        fs::create_dir_all(&dir)?;
         let tables = build_tables(out, &dir, config, args)?;
-        rows.push(measure(config.name, &tables, &absent, &present, args)?);
+        rows.push(measure(
+            config.name,
+            &dir,
+            &tables,
+            &absent,
+            &present,
+            args,
+        )?);
         if args.dir.is_none() {
             // Keep at most one configuration's tables on disk at a time.
             drop(tables);
-            fs::remove_dir_all(&dir)?;
+            fs::remove_dir_all(&dir)
+                .context(|| format!("cannot remove the directory {}", dir.display()))?;
         }
     }
     print_report(out, &rows)?;
@@ -120,8 +127,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
             "False-positive rate vs bits/key ({} keys per filter)",
             thousands(args.keys)
         );
-        fs::write(path, plot::render(&title, &series))?;
-        writeln!(out, "\nchart written to {}", path.display())?;
+        plot::write(out, path, &title, &series)?;
     }
     Ok(())
 }
@@ -137,25 +143,9 @@ fn build_tables(
         Some(policy) => TableOptions::default().shared_filter_policy(policy),
         None => TableOptions::default().without_filter(),
     };
-    let progress = bar(
-        args.keys * args.tables,
-        format!("{}: building tables", config.name),
-    );
     let started = Instant::now();
-    let mut paths = Vec::new();
-    let mut file_bytes = 0;
-    for t in 0..args.tables {
-        let path = table_path(dir, t);
-        let mut builder = TableBuilder::create(&path, &options)?;
-        for (n, id) in keys::table_ids(t, args.tables, args.keys).enumerate() {
-            builder.add(&keys::key(id), &keys::value(id))?;
-            tick(&progress, t * args.keys + n as u64);
-        }
-        let (summary, _file) = builder.finish()?;
-        file_bytes += summary.file_len;
-        paths.push(path);
-    }
-    progress.finish_and_clear();
+    let label = format!("{}: building tables", config.name);
+    let (paths, file_bytes) = lsm::build_tables(dir, &options, args, label)?;
     writeln!(
         out,
         "{:<12} built {} tables ({}) in {:.2} s",
@@ -168,8 +158,8 @@ fn build_tables(
     let stats = FilterStats::new();
     let tables = paths
         .iter()
-        .map(|p| Table::open(p).map(|t| t.with_filter_stats(stats.clone())))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|p| lsm::open_table(p).map(|t| t.with_filter_stats(stats.clone())))
+        .collect::<CliResult<Vec<_>>>()?;
     for table in &tables {
         if let Some(e) = table.filter_error() {
             return Err(format!("a freshly built filter block does not open: {e}").into());
@@ -181,6 +171,7 @@ fn build_tables(
 /// Runs the absent and the present lookups against the tables and collects the counters.
 fn measure(
     name: &'static str,
+    dir: &Path,
     tables: &[Table],
     absent: &[Vec<u8>],
     present: &[u64],
@@ -192,7 +183,7 @@ fn measure(
     let before = stats();
     let started = Instant::now();
     for (n, key) in absent.iter().enumerate() {
-        if lookup(tables, key)?.is_some() {
+        if lookup(dir, tables, key)?.is_some() {
             return Err(format!("absent key {:?} was found", String::from_utf8_lossy(key)).into());
         }
         tick(&progress, n as u64);
@@ -207,7 +198,7 @@ fn measure(
     let started = Instant::now();
     let mut wrong = None;
     for (n, key) in keys.iter().enumerate() {
-        let value = lookup(tables, key)?;
+        let value = lookup(dir, tables, key)?;
         if wrong.is_none()
             && value.as_deref() != present.get(n).map(|&id| keys::value(id)).as_deref()
         {
@@ -251,11 +242,15 @@ fn measure(
     })
 }
 
-/// An LSM point lookup: hash once, ask the tables newest first, stop at the first that holds the key.
-fn lookup(tables: &[Table], key: &[u8]) -> CliResult<Option<Vec<u8>>> {
+/// An LSM point lookup: hash once, ask the tables (those in `dir`, oldest first) newest first, stop at the first
+/// that holds the key.
+fn lookup(dir: &Path, tables: &[Table], key: &[u8]) -> CliResult<Option<Vec<u8>>> {
     let hash = key_hash(key);
-    for table in tables.iter().rev() {
-        if let Some(value) = table.get_with_hash(key, hash)? {
+    for (t, table) in tables.iter().enumerate().rev() {
+        if let Some(value) = table
+            .get_with_hash(key, hash)
+            .context(lsm::reading(dir, t))?
+        {
             return Ok(Some(value));
         }
     }

@@ -7,11 +7,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use sstfilter::{BlockedBloomPolicy, PartitionCuts, key_hash};
-use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{PartitionCache, Table, TableOptions, TableStats};
 
-use crate::error::CliResult;
+use crate::error::{CliResult, Context};
 use crate::keys::{self, SplitMix64};
-use crate::lsm::{DemoArgs, table_path, total_stats};
+use crate::lsm::{self, DemoArgs, total_stats};
 use crate::text::{TextTable, bytes, thousands};
 
 /// Filter bytes per partition: RocksDB's `metadata_block_size` default.
@@ -49,13 +49,17 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
     let partitioned_options = full_options
         .clone()
         .partitioned_filter(PARTITION_BYTES, PartitionCuts::AtDataBlocks);
-    let full_paths = build(&root.join("full"), &full_options, args)?;
-    let partitioned_paths = build(&root.join("partitioned"), &partitioned_options, args)?;
+    let build = |dir: &str, options| {
+        let label = format!("{dir} filters: building tables");
+        lsm::build_tables(&root.join(dir), options, args, label).map(|(paths, _)| paths)
+    };
+    let full_paths = build("full", &full_options)?;
+    let partitioned_paths = build("partitioned", &partitioned_options)?;
 
     let full: Vec<Table> = full_paths
         .iter()
-        .map(Table::open)
-        .collect::<Result<_, _>>()?;
+        .map(|p| lsm::open_table(p))
+        .collect::<CliResult<_>>()?;
     let full_bytes: u64 = full
         .iter()
         .filter_map(Table::filter_handle)
@@ -119,7 +123,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
         ],
     ]);
     for (stream, lookups) in streams {
-        let (stats, time) = run_stream(&full, lookups)?;
+        let (stats, time) = run_stream(&root.join("full"), &full, lookups)?;
         report.row(row(
             "full, pinned",
             stream,
@@ -131,7 +135,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
         for budget in BUDGETS {
             let cache = PartitionCache::new(usize::try_from(full_bytes * budget / 100)?);
             let tables = open_all(&partitioned_paths, &cache)?;
-            let (stats, time) = run_stream(&tables, lookups)?;
+            let (stats, time) = run_stream(&root.join("partitioned"), &tables, lookups)?;
             let resident = index_bytes + cache.resident_bytes() as u64;
             let name = format!("partitioned, {budget} % budget");
             report.row(row(&name, stream, resident, &stats, time, lookups.len()));
@@ -142,7 +146,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
     let started = Instant::now();
     for _ in 0..RELOADS {
         for path in &full_paths {
-            Table::open(path)?;
+            lsm::open_table(path)?;
         }
     }
     let per_load = started.elapsed() / (RELOADS * full_paths.len() as u32);
@@ -158,31 +162,14 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
     Ok(())
 }
 
-/// Builds the LSM's tables with `options` in `dir`.
-fn build(
-    dir: &Path,
-    options: &TableOptions,
-    args: &DemoArgs,
-) -> CliResult<Vec<std::path::PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut paths = Vec::new();
-    for t in 0..args.tables {
-        let path = table_path(dir, t);
-        let mut builder = TableBuilder::create(&path, options)?;
-        for id in keys::table_ids(t, args.tables, args.keys) {
-            builder.add(&keys::key(id), &keys::value(id))?;
-        }
-        builder.finish()?;
-        paths.push(path);
-    }
-    Ok(paths)
-}
-
 fn open_all(paths: &[std::path::PathBuf], cache: &PartitionCache) -> CliResult<Vec<Table>> {
     let tables = paths
         .iter()
-        .map(|p| Table::open_with_cache(p, cache.clone()))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|p| {
+            Table::open_with_cache(p, cache.clone())
+                .context(|| format!("cannot open table {}", p.display()))
+        })
+        .collect::<CliResult<Vec<_>>>()?;
     if let Some(e) = tables.iter().find_map(Table::filter_error) {
         return Err(format!("a freshly built filter does not open: {e}").into());
     }
@@ -206,14 +193,23 @@ fn skewed(args: &DemoArgs) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Asks every table, newest first, for every key (all absent) and returns the counters and the time.
-fn run_stream(tables: &[Table], lookups: &[Vec<u8>]) -> CliResult<(TableStats, Duration)> {
+/// Asks every table (those in `dir`, oldest first), newest first, for every key (all absent) and returns the
+/// counters and the time.
+fn run_stream(
+    dir: &Path,
+    tables: &[Table],
+    lookups: &[Vec<u8>],
+) -> CliResult<(TableStats, Duration)> {
     let before = total_stats(tables);
     let started = Instant::now();
     for key in lookups {
         let hash = key_hash(key);
-        for table in tables.iter().rev() {
-            if table.get_with_hash(key, hash)?.is_some() {
+        for (t, table) in tables.iter().enumerate().rev() {
+            if table
+                .get_with_hash(key, hash)
+                .context(lsm::reading(dir, t))?
+                .is_some()
+            {
                 return Err(
                     format!("absent key {:?} was found", String::from_utf8_lossy(key)).into(),
                 );

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PrefixExtractor, key_hash};
-use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{Table, TableOptions, TableStats};
 
-use crate::error::CliResult;
-use crate::lsm::{table_path, total_stats};
+use crate::error::{CliResult, Context};
+use crate::lsm::{create_dir, create_table, open_table, reading, table_path, total_stats, writing};
 use crate::text::{TextTable, per_second, thousands};
 
 /// Tenants present in every table.
@@ -90,24 +90,25 @@ pub(crate) fn run(
             options = options.prefix_extractor(extractor.clone(), whole_keys);
         }
         let dir = root.join(name.replace(' ', "-").replace('+', "and"));
-        std::fs::create_dir_all(&dir)?;
+        create_dir(&dir)?;
         let mut lsm = Vec::new();
         for t in 0..tables {
             let path = table_path(&dir, t);
-            let mut builder = TableBuilder::create(&path, &options)?;
+            let mut builder = create_table(&path, &options)?;
             let mut tenants: Vec<u64> = (0..EVERYWHERE)
                 .chain(one_table.clone().filter(|i| i % tables == t))
                 .collect();
             tenants.sort_unstable();
             for tenant in tenants {
                 for row in 0..ROWS {
-                    builder.add(&key(tenant, row), b"value")?;
+                    builder
+                        .add(&key(tenant, row), b"value")
+                        .context(writing(&path))?;
                 }
             }
-            builder.finish()?;
-            lsm.push(Table::open(&path)?);
+            builder.finish().context(writing(&path))?;
+            lsm.push(open_table(&path)?);
         }
-        lsm.reverse(); // newest first
         let filter_bytes: u64 = lsm
             .iter()
             .filter_map(Table::filter_handle)
@@ -137,8 +138,11 @@ pub(crate) fn run(
             let (mut rows, mut digest) = (0u64, 0u64);
             for &tenant in &tenants {
                 let scan = format!("t{tenant:05}/");
-                for table in &lsm {
-                    for (key, _) in table.scan_prefix(extractor.as_ref(), scan.as_bytes())? {
+                for (t, table) in lsm.iter().enumerate().rev() {
+                    let found = table
+                        .scan_prefix(extractor.as_ref(), scan.as_bytes())
+                        .context(reading(&dir, t))?;
+                    for (key, _) in found {
                         rows += 1;
                         digest = digest.wrapping_mul(0x100_0000_01B3) ^ key_hash(&key).get();
                     }

@@ -10,14 +10,14 @@
 
 use std::io::Write;
 use std::ops::Bound::{Excluded, Included};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sstfilter::{BlockedBloomPolicy, RangePolicy, key_hash};
-use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{Table, TableOptions, TableStats};
 
-use crate::error::CliResult;
-use crate::lsm::{table_path, total_stats};
+use crate::error::{CliResult, Context};
+use crate::lsm::{create_dir, create_table, open_table, reading, table_path, total_stats, writing};
 use crate::text::{TextTable, per_second, thousands};
 
 /// Ids per run.
@@ -106,21 +106,23 @@ pub(crate) fn run(
         } else {
             "point"
         });
-        std::fs::create_dir_all(&dir)?;
-        let mut builders = (0..tables)
-            .map(|t| TableBuilder::create(table_path(&dir, t), &options))
-            .collect::<Result<Vec<_>, _>>()?;
+        create_dir(&dir)?;
+        let paths: Vec<PathBuf> = (0..tables).map(|t| table_path(&dir, t)).collect();
+        let mut builders = paths
+            .iter()
+            .map(|path| create_table(path, &options))
+            .collect::<CliResult<Vec<_>>>()?;
         for id in 0..last_id {
-            if let Some(builder) = table_of(id, tables).and_then(|t| builders.get_mut(t as usize)) {
-                builder.add(&key(id), b"value")?;
+            let t = table_of(id, tables).map(|t| t as usize);
+            if let Some((builder, path)) = t.and_then(|t| builders.get_mut(t).zip(paths.get(t))) {
+                builder.add(&key(id), b"value").context(writing(path))?;
             }
         }
         let mut lsm = Vec::new();
-        for (t, builder) in builders.into_iter().enumerate() {
-            builder.finish()?;
-            lsm.push(Table::open(table_path(&dir, t as u64))?);
+        for (builder, path) in builders.into_iter().zip(&paths) {
+            builder.finish().context(writing(path))?;
+            lsm.push(open_table(path)?);
         }
-        lsm.reverse(); // newest first
         // Every filter the tables hold: the point filter, and the range filter block beside it.
         let filter_bytes: u64 = lsm
             .iter()
@@ -143,8 +145,11 @@ pub(crate) fn run(
                 let (mut rows, mut digest) = (0u64, 0u64);
                 for &x in &starts {
                     let (lo, hi) = (key(x), key(x + k));
-                    for table in &lsm {
-                        for (found, _) in table.scan_range(Included(&lo), Excluded(&hi))? {
+                    for (t, table) in lsm.iter().enumerate().rev() {
+                        let scanned = table
+                            .scan_range(Included(&lo), Excluded(&hi))
+                            .context(reading(&dir, t))?;
+                        for (found, _) in scanned {
                             rows += 1;
                             digest = digest.wrapping_mul(0x100_0000_01B3) ^ key_hash(&found).get();
                         }

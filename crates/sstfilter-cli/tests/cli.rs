@@ -620,7 +620,11 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
         vec!["inspect", ldb.to_str().unwrap()],
         [&["demo", "--lookups", "100"][..], &small].concat(),
         [&["demo", "--lookups", "100", "--plot", svg][..], &small].concat(),
-        [&["demo", "--lookups", "100", "--read-latency", "1ms"][..], &small].concat(),
+        [
+            &["demo", "--lookups", "100", "--read-latency", "1ms"][..],
+            &small,
+        ]
+        .concat(),
         vec!["demo", "--prefix", "--tables", "2"],
         [&["demo", "--partitioned", "--lookups", "100"][..], &small].concat(),
         [&["demo", "--range"][..], &small].concat(),
@@ -658,4 +662,76 @@ fn a_reader_that_stops_after_one_line_ends_the_run_quietly() {
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
         assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
     }
+}
+
+/// Issue 26: every I/O error names the path and what was being done, and a chart into a missing folder is
+/// refused before the work, not after it.
+#[test]
+fn io_errors_name_the_path_and_what_was_being_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    let file = file.to_str().unwrap();
+
+    // --dir naming a regular file, or a directory under one.
+    let err = fails(
+        &["demo", "--keys", "300", "--tables", "2", "--dir", file],
+        2,
+    );
+    assert!(
+        err.contains(&format!("{file} is a file, not a directory")),
+        "{err}"
+    );
+    let below = format!("{file}/tables");
+    let err = fails(
+        &["demo", "--keys", "300", "--tables", "2", "--dir", &below],
+        1,
+    );
+    assert!(
+        err.contains(&format!("cannot create the directory {below}")),
+        "{err}"
+    );
+
+    // --plot into a missing folder: refused when the arguments are read, before any table is built.
+    let missing = dir.path().join("missing");
+    let chart = missing.join("chart.svg");
+    let chart = chart.to_str().unwrap();
+    let tables = dir.path().join("tables");
+    let output = sstfilter(&[
+        "demo",
+        "--keys",
+        "300",
+        "--tables",
+        "2",
+        "--dir",
+        tables.to_str().unwrap(),
+        "--plot",
+        chart,
+    ]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(chart)
+            && err.contains(&format!(
+                "{} is not an existing directory",
+                missing.display()
+            )),
+        "{err}"
+    );
+    assert!(
+        stdout(&output).is_empty() && !tables.exists(),
+        "the demo ran"
+    );
+    let err = fails(&["calc", "--plot", chart], 2);
+    assert!(err.contains("cannot write the chart there"), "{err}");
+    let err = fails(&["calc", "--plot", dir.path().to_str().unwrap()], 2);
+    assert!(err.contains("is a directory"), "{err}");
+
+    // inspect on a directory.
+    let folder = dir.path().to_str().unwrap();
+    let err = fails(&["inspect", folder], 1);
+    assert!(
+        err.contains(&format!("cannot inspect {folder}: it is a directory")),
+        "{err}"
+    );
 }
