@@ -4,11 +4,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use clap::error::ErrorKind;
+use clap::{Arg, ArgAction, ArgGroup, ArgMatches, Command, value_parser};
+use sstfilter::RangePolicy;
 
 use crate::calc::CalcArgs;
 use crate::lsm::{DemoArgs, Mode};
-use crate::plot;
+use crate::text::thousands;
+use crate::{keys, plot, prefix_demo, range_demo};
 
 /// What the command line asks for.
 pub(crate) enum Job {
@@ -22,25 +25,23 @@ pub(crate) enum Job {
 pub(crate) fn parse() -> Job {
     let mut command = command();
     let matches = command.get_matches_mut();
-    match matches.subcommand() {
-        Some(("demo", m)) => Job::Demo(demo_args(m)),
-        Some(("calc", m)) => Job::Calc(calc_args(m)),
+    let job = match matches.subcommand() {
+        Some(("demo", m)) => demo_args(m).map(Job::Demo),
+        Some(("calc", m)) => calc_args(m).map(Job::Calc),
         Some(("inspect", m)) => match m.get_one::<PathBuf>("file") {
-            Some(path) => Job::Inspect(path.clone()),
-            None => command
-                .error(
-                    clap::error::ErrorKind::MissingRequiredArgument,
-                    "inspect needs a FILE",
-                )
-                .exit(),
+            Some(path) => Ok(Job::Inspect(path.clone())),
+            None => Err("inspect needs a FILE".to_owned()),
         },
-        _ => command
-            .error(
-                clap::error::ErrorKind::InvalidSubcommand,
-                "unknown command (see --help)",
-            )
-            .exit(),
-    }
+        _ => Err("unknown command (see --help)".to_owned()),
+    };
+    job.unwrap_or_else(|message| {
+        // A limit that involves several options: a usage error like clap's own, with the subcommand's usage.
+        let name = matches.subcommand_name().unwrap_or_default();
+        match command.find_subcommand_mut(name) {
+            Some(subcommand) => subcommand.error(ErrorKind::ValueValidation, message).exit(),
+            None => command.error(ErrorKind::ValueValidation, message).exit(),
+        }
+    })
 }
 
 fn command() -> Command {
@@ -66,9 +67,9 @@ fn demo_command() -> Command {
             Arg::new("keys")
                 .long("keys")
                 .value_name("N")
-                .help("Keys per table")
+                .help("Keys per table (--range: at most 100,000)")
                 .default_value("100000")
-                .value_parser(|s: &str| parse_count(s, 1)),
+                .value_parser(|s: &str| parse_count(s, 1, u64::MAX)),
         )
         .arg(
             Arg::new("tables")
@@ -76,7 +77,7 @@ fn demo_command() -> Command {
                 .value_name("T")
                 .help("Tables in the LSM (all overlap the whole key range)")
                 .default_value("10")
-                .value_parser(|s: &str| parse_count(s, 1)),
+                .value_parser(|s: &str| parse_count(s, 1, u64::MAX)),
         )
         .arg(
             Arg::new("bits-per-key")
@@ -92,7 +93,7 @@ fn demo_command() -> Command {
                 .value_name("L")
                 .help("Absent lookups, and as many present ones, per configuration")
                 .default_value("100000")
-                .value_parser(|s: &str| parse_count(s, 1)),
+                .value_parser(|s: &str| parse_count(s, 1, MAX_LOOKUPS)),
         )
         .arg(
             Arg::new("dir")
@@ -107,8 +108,10 @@ fn demo_command() -> Command {
                 .long("prefix")
                 .help(
                     "Instead, scan key prefixes across an LSM whose filters hold no prefixes, prefixes beside \
-                     whole keys, or prefixes only: tables read and skipped per scan",
+                     whole keys, or prefixes only: tables read and skipped per scan (5,000 keys per table and \
+                     1,000 scans per class of tenant, so not with --keys, --lookups, --plot or --read-latency)",
                 )
+                .conflicts_with_all(["keys", "lookups", "plot", "read-latency"])
                 .action(ArgAction::SetTrue),
         )
         .arg(
@@ -117,7 +120,8 @@ fn demo_command() -> Command {
                 .value_name("TIME")
                 .help(
                     "Also report the lookups on a SIMULATED remote store that charges every data-block read \
-                     TIME (20ms, 500us, 1.5ms): time per 1,000 lookups and the time the filters saved",
+                     TIME (20ms, 500us, 1.5ms): time per 1,000 lookups and the time the filters saved (point \
+                     lookups only: not with --prefix, --partitioned or --range)",
                 )
                 .value_parser(parse_duration),
         )
@@ -126,9 +130,10 @@ fn demo_command() -> Command {
                 .long("partitioned")
                 .help(
                     "Instead, compare full filters with 4 KiB partitions under filter memory budgets of 1, 10 \
-                     and 100 %: resident filter bytes, partition loads and data-block reads per lookup",
+                     and 100 %: resident filter bytes, partition loads and data-block reads per lookup (not \
+                     with --plot or --read-latency)",
                 )
-                .conflicts_with("prefix")
+                .conflicts_with_all(["prefix", "plot", "read-latency"])
                 .action(ArgAction::SetTrue),
         )
         .arg(
@@ -136,9 +141,10 @@ fn demo_command() -> Command {
                 .long("range")
                 .help(
                     "Instead, scan short key ranges across an LSM with a point filter and with a range \
-                     filter in every table: tables read and skipped per empty and non-empty scan",
+                     filter in every table: tables read and skipped per empty and non-empty scan (1,000 scans \
+                     per class and length, so not with --lookups, --plot or --read-latency)",
                 )
-                .conflicts_with_all(["prefix", "partitioned"])
+                .conflicts_with_all(["prefix", "partitioned", "lookups", "plot", "read-latency"])
                 .action(ArgAction::SetTrue),
         )
 }
@@ -146,12 +152,17 @@ fn demo_command() -> Command {
 fn inspect_command() -> Command {
     Command::new("inspect")
         .about(
-            "Explain a filter block file, or the filter block of a reference table: kind, parameters, \
-             keys, bits/key, expected FPR, checksums",
+            "Explain a file: a filter block (kind, parameters, keys, bits/key, expected FPR, CRC), a \
+             reference table (its checks, and its filter block, range filter or partitioned filter with every \
+             partition checked) or a LevelDB table (its filter policy, per-2 KiB filters and block CRCs)",
         )
         .arg(
             Arg::new("file")
                 .value_name("FILE")
+                .help(
+                    "The file to read: a raw sstfilter block, a reference table (as `demo --dir` keeps), or \
+                     a LevelDB-format table (.ldb, from LevelDB or rusty-leveldb); the bytes decide which",
+                )
                 .required(true)
                 .value_parser(value_parser!(PathBuf)),
         )
@@ -170,15 +181,19 @@ fn calc_command() -> Command {
                 .value_name("N")
                 .help("Keys (with --levels: in all levels together); 1e6 and 1_000_000 work")
                 .default_value("1000000")
-                .value_parser(|s: &str| parse_count(s, 1)),
+                .value_parser(|s: &str| parse_count(s, 1, MAX_CALC_KEYS)),
         )
         .arg(
             Arg::new("fpr")
                 .long("fpr")
                 .short('p')
                 .value_name("P")
-                .help("Target false-positive rate: 0.01 or 1%")
+                .help(
+                    "Target false-positive rate: 0.01 or 1% (not with --bits, --bits-per-key or --levels, \
+                     which set the size instead)",
+                )
                 .default_value("0.01")
+                .conflicts_with_all(["bits", "bits-per-key", "levels"])
                 .value_parser(parse_rate),
         )
         .arg(
@@ -188,22 +203,24 @@ fn calc_command() -> Command {
                 .value_name("M")
                 .help("Filter size in bits: prints the FPR of each model instead")
                 .conflicts_with_all(["bits-per-key", "levels"])
-                .value_parser(|s: &str| parse_count(s, 1)),
+                .value_parser(|s: &str| parse_count(s, 1, u64::MAX)),
         )
         .arg(
             Arg::new("bits-per-key")
                 .long("bits-per-key")
                 .short('b')
                 .value_name("B")
-                .help("Filter size in bits per key (with --levels: the budget, default 10)")
-                .value_parser(|s: &str| parse_float(s, 0.0, 1000.0)),
+                .help("Filter size in bits per key, up to 1000 (with --levels: the budget, default 10)")
+                .value_parser(|s: &str| parse_positive(s, MAX_CALC_BITS_PER_KEY)),
         )
+        .group(ArgGroup::new("size").args(["bits", "bits-per-key"]))
         .arg(
             Arg::new("probes")
                 .long("probes")
                 .short('k')
                 .value_name("K")
                 .help("Probes per key with --bits or --bits-per-key (default: each model's choice)")
+                .requires("size")
                 .conflicts_with("levels")
                 .value_parser(value_parser!(u32).range(1..=64)),
         )
@@ -213,10 +230,10 @@ fn calc_command() -> Command {
                 .value_name("L")
                 .help(
                     "Size a range filter for empty ranges of up to L projected values (rounded up to a \
-                     power of two): bits/key at --fpr, or the rate at --bits-per-key",
+                     power of two, at most 2^56): bits/key at --fpr, or the rate at --bits-per-key (no --plot)",
                 )
-                .conflicts_with_all(["bits", "levels", "probes"])
-                .value_parser(|s: &str| parse_count(s, 1)),
+                .conflicts_with_all(["bits", "levels", "probes", "plot"])
+                .value_parser(|s: &str| parse_count(s, 1, RangePolicy::MAX_RANGE_LEN)),
         )
         .arg(
             Arg::new("levels")
@@ -264,7 +281,8 @@ fn table_dir(value: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-fn demo_args(m: &ArgMatches) -> DemoArgs {
+/// The demo's arguments, or why they cannot run together.
+fn demo_args(m: &ArgMatches) -> Result<DemoArgs, String> {
     let mode = if m.get_flag("prefix") {
         Mode::Prefix
     } else if m.get_flag("partitioned") {
@@ -274,7 +292,7 @@ fn demo_args(m: &ArgMatches) -> DemoArgs {
     } else {
         Mode::Lookups
     };
-    DemoArgs {
+    let args = DemoArgs {
         keys: m.get_one("keys").copied().unwrap_or(100_000),
         tables: m.get_one("tables").copied().unwrap_or(10),
         bits_per_key: m.get_one("bits-per-key").copied().unwrap_or(10.0),
@@ -283,11 +301,40 @@ fn demo_args(m: &ArgMatches) -> DemoArgs {
         plot: m.get_one::<PathBuf>("plot").cloned(),
         mode,
         read_latency: m.get_one::<Duration>("read-latency").copied(),
-    }
+    };
+    // Each demo's keys are fixed-width numbers, so that they sort like the numbers: past the width they would
+    // not, and the table builder would refuse them.
+    let entries = args.keys.saturating_mul(args.tables);
+    let limit = match args.mode {
+        Mode::Lookups | Mode::Partitioned => (entries > keys::MAX_ENTRIES).then(|| {
+            format!(
+                "--keys x --tables is at most {} (the keys are 12-digit ids)",
+                thousands(keys::MAX_ENTRIES)
+            )
+        }),
+        Mode::Prefix => (args.tables > prefix_demo::MAX_TABLES).then(|| {
+            format!(
+                "--prefix builds at most {} tables (tenants are 5-digit numbers)",
+                prefix_demo::MAX_TABLES
+            )
+        }),
+        Mode::Range if args.keys > range_demo::MAX_KEYS => Some(format!(
+            "--range builds at most {} keys per table",
+            thousands(range_demo::MAX_KEYS)
+        )),
+        Mode::Range => (entries > range_demo::MAX_ENTRIES).then(|| {
+            format!(
+                "with --range, --keys x --tables is at most {} (the keys are 10-digit ids)",
+                thousands(range_demo::MAX_ENTRIES)
+            )
+        }),
+    };
+    limit.map_or(Ok(args), Err)
 }
 
-fn calc_args(m: &ArgMatches) -> CalcArgs {
-    CalcArgs {
+/// The arguments of `calc`, or why they cannot run together.
+fn calc_args(m: &ArgMatches) -> Result<CalcArgs, String> {
+    let args = CalcArgs {
         keys: m.get_one("keys").copied().unwrap_or(1_000_000),
         fpr: m.get_one("fpr").copied().unwrap_or(0.01),
         bits: m.get_one("bits").copied(),
@@ -298,21 +345,50 @@ fn calc_args(m: &ArgMatches) -> CalcArgs {
         size_ratio: m.get_one("size-ratio").copied().unwrap_or(10.0),
         memory: m.get_one("memory").copied(),
         plot: m.get_one::<PathBuf>("plot").cloned(),
+    };
+    match args.bits {
+        Some(bits) if bits as f64 / args.keys as f64 > MAX_CALC_BITS_PER_KEY => Err(format!(
+            "--bits {} for {} keys is {:.0} bits/key: at most {MAX_CALC_BITS_PER_KEY}, as with --bits-per-key",
+            thousands(bits),
+            thousands(args.keys),
+            bits as f64 / args.keys as f64
+        )),
+        _ => Ok(args),
     }
 }
 
-/// A whole number of at least `min`: `1000000`, `1_000_000`, `1,000,000` or `1e6`.
-fn parse_count(s: &str, min: u64) -> Result<u64, String> {
+/// Most lookups per stream: the demo holds the lookup keys in memory (10^8 of them take several GB).
+const MAX_LOOKUPS: u64 = 100_000_000;
+
+/// Most keys `calc` sizes for, 2^53: the formulas count in floating point, exact up to there, and 1,000 bits for
+/// each of them still fit the 64-bit bit counts.
+const MAX_CALC_KEYS: u64 = 1 << 53;
+
+/// Most bits per key `calc` sizes with: the bound's rate there, 2^-1000, is near the smallest a double holds,
+/// so that larger sizes would print rates of 0.
+const MAX_CALC_BITS_PER_KEY: f64 = 1000.0;
+
+/// A whole number from `min` to `max`: `1000000`, `1_000_000`, `1,000,000` or `1e6`.
+fn parse_count(s: &str, min: u64, max: u64) -> Result<u64, String> {
     let cleaned: String = s.chars().filter(|c| !matches!(c, '_' | ',')).collect();
     let n = match cleaned.parse::<u64>() {
         Ok(n) => n,
+        // Up to 2^53 a double holds every whole number, so `1e6` is read exactly; beyond, the digits are needed.
         Err(_) => match cleaned.parse::<f64>() {
             Ok(f) if f.fract() == 0.0 && (0.0..=9.0e15).contains(&f) => f as u64,
+            Ok(f) if f.fract() == 0.0 && f > 0.0 => {
+                return Err(format!(
+                    "{s:?} is too large for this notation: write the number in digits"
+                ));
+            }
             _ => return Err(format!("{s:?} is not a whole number")),
         },
     };
     if n < min {
-        return Err(format!("must be at least {min}"));
+        return Err(format!("must be at least {}", thousands(min)));
+    }
+    if n > max {
+        return Err(format!("must be at most {}", thousands(max)));
     }
     Ok(n)
 }
@@ -337,6 +413,14 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err(format!("{s:?} must be between 0 and an hour"));
     }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+/// A number more than 0 and at most `max`.
+fn parse_positive(s: &str, max: f64) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= max => Ok(x),
+        _ => Err(format!("{s:?} is not a number above 0 and at most {max}")),
+    }
 }
 
 fn parse_float(s: &str, min: f64, max: f64) -> Result<f64, String> {
@@ -394,12 +478,17 @@ mod tests {
 
     #[test]
     fn parses_human_numbers() {
-        assert_eq!(parse_count("1_000_000", 1), Ok(1_000_000));
-        assert_eq!(parse_count("1,000", 1), Ok(1000));
-        assert_eq!(parse_count("1e6", 1), Ok(1_000_000));
-        assert!(parse_count("1.5", 1).is_err());
-        assert!(parse_count("0", 1).is_err());
-        assert!(parse_count("-3", 1).is_err());
+        assert_eq!(parse_count("1_000_000", 1, u64::MAX), Ok(1_000_000));
+        assert_eq!(parse_count("1,000", 1, u64::MAX), Ok(1000));
+        assert_eq!(parse_count("1e6", 1, u64::MAX), Ok(1_000_000));
+        assert!(parse_count("1.5", 1, u64::MAX).is_err());
+        assert!(parse_count("0", 1, u64::MAX).is_err());
+        assert!(parse_count("-3", 1, u64::MAX).is_err());
+        assert_eq!(parse_count("1e3", 1, 1000), Ok(1000));
+        assert_eq!(
+            parse_count("1001", 1, 1000),
+            Err("must be at most 1,000".to_owned())
+        );
         assert_eq!(parse_rate("1%"), Ok(0.01));
         assert_eq!(parse_rate("0.5"), Ok(0.5));
         assert!(parse_rate("0").is_err() && parse_rate("1").is_err() && parse_rate("x").is_err());
@@ -410,5 +499,7 @@ mod tests {
         assert!(parse_bytes("lots").is_err());
         assert_eq!(parse_float("10", 1.0, 100.0), Ok(10.0));
         assert!(parse_float("0.5", 1.0, 100.0).is_err());
+        assert_eq!(parse_positive("0.001", 1000.0), Ok(0.001));
+        assert!(parse_positive("0", 1000.0).is_err() && parse_positive("1001", 1000.0).is_err());
     }
 }

@@ -32,12 +32,6 @@ pub(crate) fn run(out: &mut dyn Write, args: &DemoArgs) -> CliResult<()> {
         Mode::Lookups => lookup_demo::run(out, root, args),
         Mode::Prefix => prefix_demo::run(out, root, args.tables, args.bits_per_key),
         Mode::Partitioned => partition_demo::run(out, root, args),
-        Mode::Range => range_demo::run(
-            out,
-            root,
-            args.tables,
-            args.keys.min(100_000),
-            args.bits_per_key,
-        ),
+        Mode::Range => range_demo::run(out, root, args.tables, args.keys, args.bits_per_key),
     }
 }

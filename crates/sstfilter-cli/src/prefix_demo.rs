@@ -35,6 +35,9 @@ const CONFIGS: [(&str, Option<bool>); 3] = [
     ("prefixes only", Some(false)),
 ];
 
+/// Most tables: tenant `i` is written as the 5-digit number `2·i`, and the tenants reach `100 + 100·T`.
+pub(crate) const MAX_TABLES: u64 = 499;
+
 fn key(tenant: u64, row: u64) -> Vec<u8> {
     format!("t{:05}/{row:04}", 2 * tenant).into_bytes()
 }

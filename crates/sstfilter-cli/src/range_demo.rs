@@ -30,6 +30,12 @@ const LENGTHS: [u64; 3] = [1, 10, 100];
 const RANGE_LOG2: u32 = 8;
 const RANGE_FPR: f64 = 0.01;
 
+/// Most keys per table.
+pub(crate) const MAX_KEYS: u64 = 100_000;
+
+/// Most keys in all tables: the ids reach 8 x their number and must fit the 10 digits of `key`.
+pub(crate) const MAX_ENTRIES: u64 = 1_250_000_000;
+
 fn key(id: u64) -> Vec<u8> {
     format!("order:{id:010}").into_bytes()
 }

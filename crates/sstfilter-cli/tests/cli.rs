@@ -735,3 +735,107 @@ fn io_errors_name_the_path_and_what_was_being_done() {
         "{err}"
     );
 }
+
+/// Issue 26: an option that a mode would ignore is refused, not silently dropped. `demo --prefix` used to run its
+/// own 5,000 keys and 1,000 scans whatever --keys and --lookups said, and write no chart.
+#[test]
+fn options_a_mode_ignores_are_refused() {
+    let err = fails(
+        &[
+            "demo",
+            "--prefix",
+            "--keys",
+            "777",
+            "--lookups",
+            "10",
+            "--plot",
+            "p.svg",
+            "--read-latency",
+            "20ms",
+        ],
+        2,
+    );
+    assert!(err.contains("'--prefix' cannot be used with"), "{err}");
+    let refused: [(&[&str], &str); 15] = [
+        (&["demo", "--prefix", "--keys", "777"], "--keys"),
+        (&["demo", "--prefix", "--lookups", "10"], "--lookups"),
+        (&["demo", "--prefix", "--plot", "p.svg"], "--plot"),
+        (
+            &["demo", "--prefix", "--read-latency", "20ms"],
+            "--read-latency",
+        ),
+        (&["demo", "--partitioned", "--plot", "p.svg"], "--plot"),
+        (
+            &["demo", "--partitioned", "--read-latency", "1ms"],
+            "--read-latency",
+        ),
+        (&["demo", "--range", "--lookups", "10"], "--lookups"),
+        (&["demo", "--range", "--plot", "p.svg"], "--plot"),
+        (
+            &["demo", "--range", "--read-latency", "1ms"],
+            "--read-latency",
+        ),
+        (&["calc", "--levels", "3", "--fpr", "0.01"], "--fpr"),
+        (&["calc", "--bits", "1000", "--fpr", "0.01"], "--fpr"),
+        (&["calc", "--bits-per-key", "10", "--fpr", "1%"], "--fpr"),
+        (
+            &[
+                "calc",
+                "--range-len",
+                "1000",
+                "--bits-per-key",
+                "20",
+                "--fpr",
+                "1%",
+            ],
+            "--fpr",
+        ),
+        (
+            &["calc", "--range-len", "1000", "--plot", "p.svg"],
+            "--plot",
+        ),
+        (&["calc", "--size-ratio", "4"], "--levels"),
+    ];
+    for (args, option) in refused {
+        let err = fails(args, 2);
+        assert!(
+            err.contains(option)
+                && (err.contains("cannot be used with") || err.contains("required")),
+            "{args:?}: {err}"
+        );
+    }
+    // --probes only counts with a size to probe.
+    let err = fails(&["calc", "--probes", "5"], 2);
+    assert!(err.contains("<--bits <M>|--bits-per-key <B>>"), "{err}");
+    assert!(ok(&["calc", "--bits-per-key", "10", "--probes", "5"]).contains("k = 5"));
+
+    // --range used to cut --keys to 100,000 without a word; the demos' keys are fixed-width numbers.
+    let err = fails(&["demo", "--range", "--keys", "100001"], 2);
+    assert!(
+        err.contains("--range builds at most 100,000 keys per table"),
+        "{err}"
+    );
+    let err = fails(&["demo", "--prefix", "--tables", "500"], 2);
+    assert!(err.contains("at most 499 tables"), "{err}");
+    let err = fails(&["demo", "--keys", "1e9", "--tables", "1000"], 2);
+    assert!(
+        err.contains("--keys x --tables is at most 500,000,000,000"),
+        "{err}"
+    );
+    let err = fails(&["demo", "--lookups", "1e9"], 2);
+    assert!(err.contains("must be at most 100,000,000"), "{err}");
+}
+
+#[test]
+fn inspect_help_says_what_it_reads() {
+    let help = ok(&["inspect", "--help"]);
+    for expected in [
+        "filter block",
+        "reference table",
+        "partitioned filter",
+        "LevelDB",
+        "<FILE>  The file to read",
+    ] {
+        assert!(help.contains(expected), "missing {expected:?} in:\n{help}");
+    }
+}
