@@ -839,3 +839,110 @@ fn inspect_help_says_what_it_reads() {
         assert!(help.contains(expected), "missing {expected:?} in:\n{help}");
     }
 }
+
+/// Runs calc and checks that nothing it prints is a number that cannot be one: NaN, infinities, negative sizes.
+fn calc_honestly(args: &[&str]) -> String {
+    let out = ok(&[&["calc"][..], args].concat());
+    for bad in ["NaN", "inf %", "-100.0 %", " -0.0"] {
+        assert!(!out.contains(bad), "{args:?} printed {bad:?}:\n{out}");
+    }
+    out
+}
+
+/// Issue 26: absurd inputs to calc get a clear error or an honest line.
+#[test]
+fn calc_says_unreachable_instead_of_printing_nonsense() {
+    // Out of range: usage errors.
+    for (args, says) in [
+        (&["calc", "--fpr", "0"][..], "not a rate between 0 and 1"),
+        (&["calc", "--fpr", "1"], "not a rate between 0 and 1"),
+        (&["calc", "--keys", "0"], "must be at least 1"),
+        (&["calc", "--levels", "40"], "40 is not in 1..=20"),
+        (&["calc", "--bits-per-key", "0"], "not a number above 0"),
+        (&["calc", "--keys", "1e16"], "write the number in digits"),
+        (
+            &["calc", "--keys", "9007199254740993"],
+            "must be at most 9,007,199,254,740,992",
+        ),
+        (
+            &["calc", "--keys", "10", "--bits", "1e6"],
+            "100000 bits/key: at most 1000",
+        ),
+        (
+            &["calc", "--range-len", "72057594037927937"],
+            "must be at most 72,057,594,037,927,936",
+        ),
+    ] {
+        let err = fails(args, 2);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+
+    // The range policy's universe saturates at 2^64 codes: such (L, ε) cannot be kept. It printed a 1 % rate and
+    // "-16.33 bits" over the bound.
+    let out = calc_honestly(&["--range-len", "72057594037927936"]);
+    assert!(
+        out.contains("unreachable: 1,000,000 keys at 1.00 % for ranges of 2^56 need a universe")
+            && out.contains("more than the 2^64 a range filter has")
+            && out.contains("it keeps ranges of up to 2^37"),
+        "{out}"
+    );
+    assert!(!out.contains("FPR at ℓ") && !out.contains(" -"), "{out}");
+    let out = calc_honestly(&["--range-len", "137438953472"]);
+    assert!(
+        !out.contains("unreachable") && out.contains("+2.31 bits"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--range-len", "1", "--bits-per-key", "0.001"]);
+    assert!(
+        out.contains("unreachable: at 0.001 bits/key")
+            && out.contains("more than log2(L) + 2 = 2 bits/key"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--range-len", "1", "--fpr", "1e-300"]);
+    assert!(out.contains("held at the policy's floor, 2^-40"), "{out}");
+
+    // A rate no model reaches: each says how low it goes; the bound still sizes it.
+    let out = calc_honestly(&["--fpr", "1e-300"]);
+    assert_eq!(out.matches("  unreachable\n").count(), 3, "{out}");
+    assert!(
+        out.contains("Ribbon: unreachable: its rate stays above 2.33e-8 %"),
+        "{out}"
+    );
+    assert!(out.contains("996.58"), "{out}");
+    let out = calc_honestly(&["--fpr", "1e-320"]);
+    assert_eq!(out.matches("  unreachable\n").count(), 4, "{out}");
+
+    // Sizes below what a kind builds: no filter, said in words; no NaN or -inf over the bound.
+    let out = calc_honestly(&["--bits-per-key", "0.001"]);
+    assert!(
+        out.contains(
+            "BlockedBloom (512-bit blocks): no filter: it builds no filter below 1.00 bits/key"
+        ) && out.contains("Ribbon: no filter: it builds no filter below 1.02 bits/key"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--bits", "1"]);
+    assert!(
+        out.contains("it builds whole 512-bit blocks, and not one fits"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--keys", "3", "--bits", "1000", "--probes", "64"]);
+    assert!(
+        out.contains("it cannot use k = 64 probes (it takes 1 to 24)"),
+        "{out}"
+    );
+
+    // A budget of one byte is too small, not more than filters can use.
+    let out = calc_honestly(&["--levels", "3", "--memory", "1"]);
+    assert!(!out.contains("exceeds"), "{out}");
+    assert_eq!(
+        out.matches("the budget is too small for any").count(),
+        3,
+        "{out}"
+    );
+    // Levels too small to hold a key are said to be empty.
+    let out = calc_honestly(&["--levels", "20", "--keys", "5"]);
+    assert!(out.contains("Levels 1 to 19 hold no keys"), "{out}");
+    // The largest key count: no overflow in the levels' sum.
+    let out = calc_honestly(&["--levels", "3", "--keys", "9007199254740992"]);
+    assert!(out.contains("9,007,199,254,740,992 keys"), "{out}");
+}
