@@ -11,7 +11,9 @@ use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
 use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
-use sstfilter_table::{BlockHandle, ReadAt, TABLE_MAGIC, Table, TableError};
+use sstfilter_table::{
+    BLOCK_TRAILER_LEN, BlockHandle, BlockType, ReadAt, TABLE_MAGIC, Table, TableError,
+};
 
 use crate::error::{CliResult, Context};
 use crate::ldb::{self, LdbTable};
@@ -57,7 +59,7 @@ fn inspect_table(out: &mut dyn Write, path: &Path, file: File, len: u64) -> CliR
     let name = path.display();
     let table = Table::from_reader(file, len).map_err(|e| match e {
         TableError::Io(e) => format!("cannot read {name}: {e}"),
-        e => format!("{name}: corrupt table: {e}"),
+        e => format!("{name}: corrupt table: {}", table_error(&e)),
     })?;
     let version = if table.range_filter_handle().is_some() {
         2
@@ -156,6 +158,53 @@ fn inspect_table(out: &mut dyn Write, path: &Path, file: File, len: u64) -> CliR
     } else {
         Err(format!("{name}: {}", problems.join("; ")).into())
     }
+}
+
+/// The decoder's error in words. The index, filter and range filter blocks must each end where the next part
+/// begins; one that lies where it may but ends before or after that point is the mark of a file longer or
+/// shorter than its footer says (the footer's offsets are absolute, so bytes prepended to a table shift every
+/// block after them): the rule and the gap are spelled out.
+fn table_error(error: &TableError) -> String {
+    if let TableError::BadHandle {
+        block,
+        offset,
+        size,
+        allowed,
+    } = error
+    {
+        let next = match block {
+            BlockType::Index => Some("the footer begins"),
+            BlockType::Filter => Some("the index block begins"),
+            BlockType::RangeFilter => Some("the next block begins"),
+            _ => None,
+        };
+        let end = offset
+            .checked_add(*size)
+            .and_then(|end| end.checked_add(BLOCK_TRAILER_LEN));
+        if let (Some(next), Some(end)) = (next, end.filter(|_| *offset >= allowed.start)) {
+            let gap = |n: u64, more: &str| {
+                let bytes = if n == 1 { "byte" } else { "bytes" };
+                format!("{n} {bytes} {more}")
+            };
+            let why = if end < allowed.end {
+                gap(
+                    allowed.end - end,
+                    "that its footer does not account for (added before the table, or between its blocks)",
+                )
+            } else {
+                gap(
+                    end - allowed.end,
+                    "fewer than its footer counts (cut out of it)",
+                )
+            };
+            return format!(
+                "the {block} (offset {offset}, {size} bytes and a {BLOCK_TRAILER_LEN}-byte CRC) must end where \
+                 {next}, at byte {}, but ends at byte {end}: the file holds {why}",
+                allowed.end
+            );
+        }
+    }
+    error.to_string()
 }
 
 /// Explains a partitioned filter: its index, and every partition read and checked. Returns the first problem.

@@ -946,3 +946,36 @@ fn calc_says_unreachable_instead_of_printing_nonsense() {
     let out = calc_honestly(&["--levels", "3", "--keys", "9007199254740992"]);
     assert!(out.contains("9,007,199,254,740,992 keys"), "{out}");
 }
+
+/// Issue 26: a reference table with junk bytes in front is an error that states the rule that failed (it said
+/// the index block "lies outside" a range it lay inside).
+#[test]
+fn inspect_states_the_layout_rule_a_shifted_table_breaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = [
+        TableOptions::default(),
+        TableOptions::default().range_filter(sstfilter::RangePolicy::new(256, 0.01)),
+    ];
+    for (n, options) in options.iter().enumerate() {
+        let good = dir.path().join(format!("good-{n}.sst"));
+        write_table(&good, 2000, options);
+        let bytes = std::fs::read(&good).unwrap();
+        let junk = dir.path().join(format!("junk-{n}.sst"));
+        std::fs::write(&junk, [b"junk".as_slice(), &bytes].concat()).unwrap();
+        let err = fails(&["inspect", junk.to_str().unwrap()], 1);
+        assert!(
+            err.contains("corrupt table: the index block (offset ")
+                && err.contains("must end where the footer begins, at byte ")
+                && err.contains("the file holds 4 bytes that its footer does not account for"),
+            "{err}"
+        );
+        // Four bytes cut out of the data blocks: the index now runs into the footer.
+        let cut = dir.path().join(format!("cut-{n}.sst"));
+        std::fs::write(&cut, [&bytes[..100], &bytes[104..]].concat()).unwrap();
+        let err = fails(&["inspect", cut.to_str().unwrap()], 1);
+        assert!(
+            err.contains("4 bytes fewer than its footer counts"),
+            "{err}"
+        );
+    }
+}
