@@ -1,4 +1,5 @@
-//! `sstfilter inspect FILE`: explains a filter block file or a reference table's filter block.
+//! `sstfilter inspect FILE`: explains a filter block file, a reference table (with its filter block, range filter
+//! or partitioned filter) or a LevelDB-format table.
 //!
 //! Every byte goes through the library's decoders (`Table::from_reader`, `FilterBlock::open`, both fuzzed), which
 //! return typed errors on any input; this module only prints what they found.

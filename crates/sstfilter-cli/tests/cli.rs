@@ -610,6 +610,8 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
     let svg = svg.to_str().unwrap();
     let small = ["--keys", "300", "--tables", "2"];
     let runs: Vec<Vec<&str>> = vec![
+        vec!["--version"],
+        vec!["calc", "--help"],
         vec!["calc"],
         vec!["calc", "--levels", "3"],
         vec!["calc", "--levels", "3", "--plot", svg],
