@@ -1,17 +1,17 @@
 //! `sstfilter calc`: filter sizing from the formulas of `sstfilter::sizing`, and a memory budget split across LSM
 //! levels (Monkey).
 
-use std::fs;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
-use sstfilter::RangePolicy;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::sizing::{
     FilterModel, MAX_LEVEL_BITS_PER_KEY, Sizing, allocate_levels, geometric_levels, level_rate,
     uniform_levels,
 };
+use sstfilter::{BlockedBloomParams, RangePolicy};
 
-use crate::CliResult;
+use crate::error::CliResult;
 use crate::plot::{self, Series, Style};
 use crate::text::{TextTable, bytes, percent, thousands};
 
@@ -22,6 +22,13 @@ const MODELS: &[FilterModel] = &[
     FilterModel::Ribbon,
     FilterModel::Bound,
 ];
+
+/// The most bits per key `FilterModel::bits_per_key_for` searches (its documentation's 1024): a target that a
+/// model misses there is unreachable for it.
+const SEARCHED_BITS_PER_KEY: f64 = 1024.0;
+
+/// The grid `allocate_levels` buys bits on (its documentation's 1/64 bit/key): the least a level can get.
+const LEVEL_STEP: f64 = 1.0 / 64.0;
 
 /// Bits per key of the level budget when neither `--bits-per-key` nor `--memory` is given.
 const DEFAULT_BUDGET_BITS_PER_KEY: f64 = 10.0;
@@ -50,13 +57,13 @@ pub(crate) struct CalcArgs {
     pub(crate) plot: Option<PathBuf>,
 }
 
-pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
+pub(crate) fn run(out: &mut dyn Write, args: &CalcArgs) -> CliResult<()> {
     if let Some(range_len) = args.range_len {
-        range_report(args, range_len);
+        range_report(out, args, range_len)?;
         return Ok(());
     }
     let (marks, label) = if let Some(levels) = args.levels {
-        (levels_report(args, levels)?, "Monkey levels")
+        (levels_report(out, args, levels)?, "Monkey levels")
     } else if let Some(bits) = args.bits.or_else(|| {
         args.bits_per_key
             .map(|b| (b * args.keys as f64).round() as u64)
@@ -65,44 +72,65 @@ pub(crate) fn run(args: &CalcArgs) -> CliResult<()> {
             .iter()
             .map(|m| m.size_for_bits(args.keys, bits, args.probes))
             .collect();
+        // `size_for_bits` refuses only a probe count the model cannot use.
+        let unreachable = |model: FilterModel| {
+            let k = args.probes.unwrap_or_default();
+            match model {
+                FilterModel::BlockedBloom => format!(
+                    "it cannot use k = {k} probes (it takes 1 to {})",
+                    BlockedBloomParams::MAX_PROBES
+                ),
+                _ => format!("it cannot use k = {k} probes"),
+            }
+        };
         let probes = args.probes.map_or_else(
             || "each model's own probe count".to_owned(),
             |k| format!("k = {k}"),
         );
-        println!(
+        writeln!(
+            out,
             "False-positive rate of {} keys in {} bits ({:.2} bits/key), {probes}:\n",
             thousands(args.keys),
             thousands(bits),
             bits as f64 / args.keys as f64
-        );
-        (sizing_report(&sizes), "sized")
+        )?;
+        (sizing_report(out, &sizes, unreachable)?, "sized")
     } else {
         let sizes: Vec<Option<Sizing>> = MODELS
             .iter()
             .map(|m| m.size_for_fpr(args.keys, args.fpr))
             .collect();
-        println!(
+        // `size_for_fpr` refuses a target the model does not reach within its search.
+        let unreachable = |model: FilterModel| {
+            format!(
+                "its rate stays above {} (its lowest within {} bits/key)",
+                percent(model.fpr(SEARCHED_BITS_PER_KEY)),
+                SEARCHED_BITS_PER_KEY
+            )
+        };
+        writeln!(
+            out,
             "Filter size for {} keys at a false-positive rate of at most {}:\n",
             thousands(args.keys),
             percent(args.fpr)
-        );
-        (sizing_report(&sizes), "sized")
+        )?;
+        (sizing_report(out, &sizes, unreachable)?, "sized")
     };
     if let Some(path) = &args.plot {
-        fs::write(
-            path,
-            plot::render(
-                "False-positive rate vs bits/key (theory)",
-                &chart(&marks, label),
-            ),
-        )?;
-        println!("\nchart written to {}", path.display());
+        let title = "False-positive rate vs bits/key (theory)";
+        plot::write(out, path, title, &chart(&marks, label))?;
     }
     Ok(())
 }
 
-/// Prints one row per model and returns the `(bits_per_key, fpr)` point of each, for the chart.
-fn sizing_report(sizes: &[Option<Sizing>]) -> Vec<Vec<(f64, f64)>> {
+/// Prints one row per model, then a line for each model that has no filter to show (`unreachable` says why a
+/// model has no sizing), and returns the `(bits_per_key, fpr)` point of each, for the chart.
+fn sizing_report(
+    out: &mut dyn Write,
+    sizes: &[Option<Sizing>],
+    unreachable: impl Fn(FilterModel) -> String,
+) -> io::Result<Vec<Vec<(f64, f64)>>> {
+    let mut notes = Vec::new();
     let mut table = TextTable::new(&[&[
         "model",
         "bits (m)",
@@ -114,30 +142,70 @@ fn sizing_report(sizes: &[Option<Sizing>]) -> Vec<Vec<(f64, f64)>> {
     ]]);
     for (model, size) in MODELS.iter().zip(sizes) {
         let Some(s) = size else {
-            table.row(vec![model.name().to_owned(), "out of reach".to_owned()]);
+            table.row(vec![model.name().to_owned(), "unreachable".to_owned()]);
+            notes.push(format!(
+                "{}: unreachable: {}",
+                model.name(),
+                unreachable(*model)
+            ));
             continue;
         };
-        let over = s.bits_per_key / bits_per_key_bound(s.fpr) - 1.0;
+        let no_filter = no_filter(*model, s);
+        let probes = s.probes.filter(|_| no_filter.is_none());
         table.row(vec![
             model.name().to_owned(),
             thousands(s.bits),
             bytes(s.bits.div_ceil(8)),
             format!("{:.2}", s.bits_per_key),
-            s.probes.map_or_else(|| "-".to_owned(), |k| k.to_string()),
+            probes.map_or_else(|| "-".to_owned(), |k| k.to_string()),
             percent(s.fpr),
-            format!("{:+.1} %", over * 100.0),
+            over_bound(s),
         ]);
+        if let Some(why) = no_filter {
+            notes.push(format!("{}: no filter: {why}", model.name()));
+        }
     }
-    print!("{}", table.render());
-    sizes
+    write!(out, "{}", table.render())?;
+    for note in notes {
+        writeln!(out, "{note}")?;
+    }
+    Ok(sizes
         .iter()
         .map(|s| s.iter().map(|s| (s.bits_per_key, s.fpr)).collect())
-        .collect()
+        .collect())
+}
+
+/// Why a sizing of `model` is no filter at all (nothing stored, every key "may be present"), if it is one.
+fn no_filter(model: FilterModel, s: &Sizing) -> Option<String> {
+    let min = model.min_bits_per_key();
+    if model == FilterModel::BlockedBloom && s.bits == 0 {
+        Some("it builds whole 512-bit blocks, and not one fits".to_owned())
+    } else if s.bits == 0 || s.bits_per_key < min {
+        Some(format!("it builds no filter below {min:.2} bits/key"))
+    } else {
+        None
+    }
+}
+
+/// How much more space than the information-theoretic bound a sizing takes; "-" where the bound is no
+/// yardstick: a rate of 1 (the bound is 0 bits) or one too small for a double (the bound is infinite).
+fn over_bound(s: &Sizing) -> String {
+    let over = s.bits_per_key / bits_per_key_bound(s.fpr) - 1.0;
+    if s.fpr > 0.0 && s.fpr < 1.0 && over.is_finite() {
+        // Below 0 only by rounding (the bound's own row, near a rate of 1): no filter takes less than the bound.
+        format!("{:+.1} %", over.max(0.0) * 100.0)
+    } else {
+        "-".to_owned()
+    }
 }
 
 /// Prints the Monkey allocation against uniform bits/key for every buildable model; returns each model's
 /// per-level points for the chart.
-fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>> {
+fn levels_report(
+    out: &mut dyn Write,
+    args: &CalcArgs,
+    levels: u32,
+) -> CliResult<Vec<Vec<(f64, f64)>>> {
     let level_keys = geometric_levels(args.keys, levels, args.size_ratio);
     let total_keys: u64 = level_keys.iter().sum();
     if total_keys == 0 {
@@ -150,18 +218,34 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
         }
     };
     let budget_per_key = total_bits / total_keys as f64;
-    println!(
+    writeln!(
+        out,
         "Filter memory for an LSM tree of {levels} levels (size ratio {}, {} keys): budget {} = {budget_per_key:.2} bits/key",
         args.size_ratio,
         thousands(total_keys),
         bytes((total_bits / 8.0).ceil() as u64)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "An absent-key lookup probes one filter per level (leveling), so the sum of the levels' FPRs is the expected\n\
          number of wasted data-block reads per lookup. Monkey (Dayan et al., SIGMOD 2017) minimises that sum; it is\n\
          never worse than the uniform split, and no level gets more than {MAX_LEVEL_BITS_PER_KEY} bits/key (rates \
          below 1e-8).\n"
-    );
+    )?;
+    let empty = level_keys.iter().take_while(|&&keys| keys == 0).count();
+    if empty > 0 {
+        let which = if empty == 1 {
+            "Level 1 holds".to_owned()
+        } else {
+            format!("Levels 1 to {empty} hold")
+        };
+        writeln!(
+            out,
+            "{which} no keys: {} keys do not fill {levels} levels growing by {}, so the table leaves them out.\n",
+            thousands(args.keys),
+            args.size_ratio
+        )?;
+    }
     let mut marks = vec![Vec::new(); MODELS.len()];
     for (model, marks) in MODELS.iter().zip(marks.iter_mut()) {
         if *model == FilterModel::Bound {
@@ -194,44 +278,88 @@ fn levels_report(args: &CalcArgs, levels: u32) -> CliResult<Vec<Vec<(f64, f64)>>
                 percent(m),
             ]);
         }
-        println!("{}:", model.name());
-        print!("{}", table.render());
-        println!(
+        writeln!(out, "{}:", model.name())?;
+        write!(out, "{}", table.render())?;
+        writeln!(
+            out,
             "wasted data-block reads per absent lookup (sum of FPRs): uniform {}, Monkey {} ({})",
             reads(uniform_sum),
             reads(monkey_sum),
             comparison(uniform_sum, monkey_sum)
-        );
+        )?;
         let unused = total_bits - spent;
         if unused > 0.01 * total_bits {
-            println!(
-                "the budget exceeds what {} filters can use: {} reach the kind's floor (its rate stops falling, or \
-                 {MAX_LEVEL_BITS_PER_KEY} bits/key); the other {} are unused",
-                model.name(),
+            let floor = level_rate(*model, MAX_LEVEL_BITS_PER_KEY);
+            let at_floor = level_keys
+                .iter()
+                .zip(&monkey)
+                .all(|(&keys, &bits)| keys == 0 || level_rate(*model, bits) <= floor);
+            let (spent, unused) = (
                 bytes((spent / 8.0).ceil() as u64),
-                bytes((unused / 8.0).floor() as u64)
+                bytes((unused / 8.0).floor() as u64),
             );
+            if monkey.iter().all(|&bits| bits == 0.0) {
+                let smallest = level_keys
+                    .iter()
+                    .filter(|&&keys| keys > 0)
+                    .map(|&keys| keys as f64 * model.min_bits_per_key().max(LEVEL_STEP))
+                    .fold(f64::INFINITY, f64::min);
+                writeln!(
+                    out,
+                    "the budget is too small for any {} filter: the smallest, on the smallest level, takes {}; \
+                     every level reads a data block for every lookup",
+                    model.name(),
+                    bytes((smallest / 8.0).ceil() as u64)
+                )?;
+            } else if at_floor {
+                writeln!(
+                    out,
+                    "the budget exceeds what {} filters can use: {spent} reach the kind's floor (its rate stops \
+                     falling, or {MAX_LEVEL_BITS_PER_KEY} bits/key); the other {unused} are unused",
+                    model.name(),
+                )?;
+            } else {
+                let start = model.min_bits_per_key();
+                let start = if start > 0.0 {
+                    format!(", and {start:.2} bits/key for a level's first filter")
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "{unused} of the budget are left over: too little for the next step on any level that can \
+                     take one (1/64 bit/key over its keys{start})"
+                )?;
+            }
         }
-        println!();
+        writeln!(out)?;
     }
     Ok(marks)
 }
 
 /// Prints the size of a range filter (`RangePolicy`) for ranges of up to `range_len` at `--fpr`, or its rate at
 /// `--bits-per-key`, and the rate bound at shorter ranges: `ε · ℓ / L`.
-fn range_report(args: &CalcArgs, range_len: u64) {
+fn range_report(out: &mut dyn Write, args: &CalcArgs, range_len: u64) -> io::Result<()> {
     let policy = match args.bits_per_key {
-        Some(bits) => RangePolicy::with_bits_per_key(bits, range_len),
-        None => RangePolicy::new(range_len, args.fpr),
+        Some(bits) => RangePolicy::try_with_bits_per_key(bits, range_len),
+        None => RangePolicy::try_new(range_len, args.fpr),
+    };
+    let policy = match policy {
+        Ok(policy) => policy,
+        Err(refused) => return writeln!(out, "unreachable: {refused}"),
     };
     let len = policy.max_range_len();
     let bits_per_key = policy.bits_per_key(args.keys);
-    println!(
+    writeln!(
+        out,
         "Range filter (Grafite) for {} keys, empty ranges of up to L = 2^{} = {} projected values:\n",
         thousands(args.keys),
         policy.range_log2(),
         thousands(len)
-    );
+    )?;
+    if let Some(why) = range_unreachable(args, &policy) {
+        return writeln!(out, "unreachable: {why}");
+    }
     let mut table = TextTable::new(&[&[
         "bits/key",
         "memory",
@@ -249,8 +377,8 @@ fn range_report(args: &CalcArgs, range_len: u64) {
             bits_per_key - (len as f64 / policy.fpr()).log2()
         ),
     ]);
-    print!("{}", table.render());
-    println!("\nThe bound at shorter ranges, ε · ℓ / L:\n");
+    write!(out, "{}", table.render())?;
+    writeln!(out, "\nThe bound at shorter ranges, ε · ℓ / L:\n")?;
     let mut shorter = TextTable::new(&[&["range length ℓ", "FPR at most"]]);
     let mut l = 1u64;
     loop {
@@ -263,12 +391,37 @@ fn range_report(args: &CalcArgs, range_len: u64) {
         }
         l = (l * 16).min(len);
     }
-    print!("{}", shorter.render());
-    println!(
+    write!(out, "{}", shorter.render())?;
+    writeln!(
+        out,
         "\n(Projected values: the bytes after the keys' common prefix, each position's byte values ranked; k \
          consecutive fixed-width decimal ids are k values. Bits/key leave out the per-block tables: 44 bytes per \
          projected position and the prefix.)"
+    )
+}
+
+/// Why the range policy cannot keep its rate for `args.keys` keys, if it cannot: its universe `n · L / ε` must fit
+/// in 64 bits (a builder refuses keys past `max_keys`).
+fn range_unreachable(args: &CalcArgs, policy: &RangePolicy) -> Option<String> {
+    if args.keys <= policy.max_keys() {
+        return None;
+    }
+    let longest = (0..policy.range_log2()).rev().find(|&log2| {
+        RangePolicy::try_new(1 << log2, policy.fpr()).is_ok_and(|p| args.keys <= p.max_keys())
+    });
+    let instead = longest.map_or_else(
+        || "even ranges of 1 value need fewer keys per filter, or a higher rate".to_owned(),
+        |log2| format!("at this rate and key count it keeps ranges of up to 2^{log2}"),
     );
+    Some(format!(
+        "{} keys at {} for ranges of 2^{} need a universe of n · L / ε = {:.3e} codes, more than the 2^64 a \
+         range filter has (at most {} keys); {instead}",
+        thousands(args.keys),
+        percent(policy.fpr()),
+        policy.range_log2(),
+        args.keys as f64 * policy.max_range_len() as f64 / policy.fpr(),
+        thousands(policy.max_keys())
+    ))
 }
 
 /// A sum of rates as wasted reads per lookup: four decimals, or scientific notation when smaller.

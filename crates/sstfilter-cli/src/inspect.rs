@@ -1,56 +1,78 @@
-//! `sstfilter inspect FILE`: explains a filter block file or a reference table's filter block.
+//! `sstfilter inspect FILE`: explains a filter block file, a reference table (with its filter block, range filter
+//! or partitioned filter) or a LevelDB-format table.
 //!
 //! Every byte goes through the library's decoders (`Table::from_reader`, `FilterBlock::open`, both fuzzed), which
 //! return typed errors on any input; this module only prints what they found.
 
 use std::fs::File;
+use std::io::{self, Write};
 use std::path::Path;
 
 use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
 use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
-use sstfilter_table::{BlockHandle, ReadAt, TABLE_MAGIC, Table};
+use sstfilter_table::{
+    BLOCK_TRAILER_LEN, BlockHandle, BlockType, ReadAt, TABLE_MAGIC, Table, TableError,
+};
 
-use crate::CliResult;
+use crate::error::{CliResult, Context};
 use crate::ldb::{self, LdbTable};
 use crate::text::{percent, thousands};
 
-pub(crate) fn run(path: &Path) -> CliResult<()> {
+pub(crate) fn run(out: &mut dyn Write, path: &Path) -> CliResult<()> {
     let name = path.display();
-    let file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
-    let len = file.metadata()?.len();
-    let magic = tail(&file, len, TABLE_MAGIC.len())?;
+    let file = File::open(path).context(|| format!("cannot open {name}"))?;
+    let metadata = file.metadata().context(|| format!("cannot read {name}"))?;
+    if metadata.is_dir() {
+        return Err(format!(
+            "cannot inspect {name}: it is a directory (inspect reads one file: a filter block, a reference \
+             table or a LevelDB table)"
+        )
+        .into());
+    }
+    let len = metadata.len();
+    let magic = tail(path, &file, len, TABLE_MAGIC.len())?;
     if magic == TABLE_MAGIC {
-        inspect_table(path, file, len)
+        inspect_table(out, path, file, len)
     } else if magic == ldb::MAGIC {
-        inspect_ldb(path, &file, len)
+        inspect_ldb(out, path, &file, len)
     } else {
-        inspect_block(path, &file, len)
+        inspect_block(out, path, &file, len)
     }
 }
 
-/// The last `n` bytes of the file, or all of it if it is shorter.
-fn tail(file: &File, len: u64, n: usize) -> CliResult<Vec<u8>> {
+/// The last `n` bytes of the file at `path`, or all of it if it is shorter.
+fn tail(path: &Path, file: &File, len: u64, n: usize) -> CliResult<Vec<u8>> {
     let n = len.min(n as u64);
     let mut bytes = vec![0u8; n as usize];
-    file.read_exact_at(&mut bytes, len - n)?;
+    read_at(path, file, &mut bytes, len - n)?;
     Ok(bytes)
 }
 
-fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
+/// Fills `bytes` from `offset` of the file at `path`, naming the file if that fails.
+fn read_at(path: &Path, file: &File, bytes: &mut [u8], offset: u64) -> CliResult<()> {
+    file.read_exact_at(bytes, offset)
+        .context(|| format!("cannot read {}", path.display()))
+}
+
+fn inspect_table(out: &mut dyn Write, path: &Path, file: File, len: u64) -> CliResult<()> {
     let name = path.display();
-    let table = Table::from_reader(file, len).map_err(|e| format!("{name}: corrupt table: {e}"))?;
+    let table = Table::from_reader(file, len).map_err(|e| match e {
+        TableError::Io(e) => format!("cannot read {name}: {e}"),
+        e => format!("{name}: corrupt table: {}", table_error(&e)),
+    })?;
     let version = if table.range_filter_handle().is_some() {
         2
     } else {
         1
     };
-    println!("{name}: reference table (format version {version})");
-    println!("  file size        {} bytes", thousands(len));
-    println!("  entries          {}", thousands(table.num_entries()));
+    writeln!(out, "{name}: reference table (format version {version})")?;
+    writeln!(out, "  file size        {} bytes", thousands(len))?;
+    writeln!(out, "  entries          {}", thousands(table.num_entries()))?;
     let index = table.index_handle();
-    println!(
+    writeln!(
+        out,
         "  data blocks      {} in bytes 0..{}",
         thousands(table.num_data_blocks()),
         thousands(
@@ -60,47 +82,52 @@ fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
                 .unwrap_or(index)
                 .offset()
         )
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  index block      offset {}, {} bytes",
         thousands(index.offset()),
         thousands(index.size())
-    );
+    )?;
     let mut problems = Vec::new();
     match table.verify() {
-        Ok(()) => {
-            println!("  checks           every block CRC ok, keys sorted, entry count matches")
-        }
+        Ok(()) => writeln!(
+            out,
+            "  checks           every block CRC ok, keys sorted, entry count matches"
+        )?,
         Err(e) => {
-            println!("  checks           FAILED: {e}");
+            writeln!(out, "  checks           FAILED: {e}")?;
             problems.push(e.to_string());
         }
     }
     match (table.filter_handle(), table.filter(), table.filter_error()) {
         (Some(handle), None, None) if table.partitioned_filter().is_some() => {
-            if let Err(e) = explain_partitions(&table, handle) {
-                problems.push(e);
+            if let Some(problem) = explain_partitions(out, &table, handle)? {
+                problems.push(problem);
             }
         }
         (Some(handle), Some(filter), _) => {
-            println!(
+            writeln!(
+                out,
                 "filter block at offset {} (CRC ok, keys match the table):",
                 thousands(handle.offset())
-            );
-            explain(filter);
+            )?;
+            explain(out, filter)?;
         }
         (Some(handle), None, error) => {
             let error = error.map_or_else(|| "unknown".to_owned(), ToString::to_string);
-            println!(
+            writeln!(
+                out,
                 "filter block at offset {}, {} bytes: UNUSABLE ({error}); lookups treat this table as \"may contain\"",
                 thousands(handle.offset()),
                 thousands(handle.size())
-            );
+            )?;
             problems.push(error);
         }
-        (None, ..) => println!(
+        (None, ..) => writeln!(
+            out,
             "no filter block: the table was built without a filter policy, so every lookup reads a data block"
-        ),
+        )?,
     }
     match (
         table.range_filter_handle(),
@@ -108,19 +135,21 @@ fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
         table.range_filter_error(),
     ) {
         (Some(handle), Some(range), _) => {
-            println!(
+            writeln!(
+                out,
                 "range filter block at offset {} (CRC ok, keys fit the table):",
                 thousands(handle.offset())
-            );
-            explain(range);
+            )?;
+            explain(out, range)?;
         }
         (Some(handle), None, error) => {
             let error = error.map_or_else(|| "unknown".to_owned(), ToString::to_string);
-            println!(
+            writeln!(
+                out,
                 "range filter block at offset {}, {} bytes: UNUSABLE ({error}); range scans read this table",
                 thousands(handle.offset()),
                 thousands(handle.size())
-            );
+            )?;
             problems.push(error);
         }
         (None, ..) => {}
@@ -132,37 +161,98 @@ fn inspect_table(path: &Path, file: File, len: u64) -> CliResult<()> {
     }
 }
 
+/// The decoder's error in words. The index, filter and range filter blocks must each end where the next part
+/// begins; one that lies where it may but ends before or after that point is the mark of a file longer or
+/// shorter than its footer says (the footer's offsets are absolute, so bytes prepended to a table shift every
+/// block after them): the rule and the gap are spelled out.
+fn table_error(error: &TableError) -> String {
+    if let TableError::BadHandle {
+        block,
+        offset,
+        size,
+        allowed,
+    } = error
+    {
+        let next = match block {
+            BlockType::Index => Some("the footer begins"),
+            BlockType::Filter => Some("the index block begins"),
+            BlockType::RangeFilter => Some("the next block begins"),
+            _ => None,
+        };
+        let end = offset
+            .checked_add(*size)
+            .and_then(|end| end.checked_add(BLOCK_TRAILER_LEN));
+        if let (Some(next), Some(end)) = (next, end.filter(|_| *offset >= allowed.start)) {
+            let gap = |n: u64, more: &str| {
+                let bytes = if n == 1 { "byte" } else { "bytes" };
+                format!("{n} {bytes} {more}")
+            };
+            let why = if end < allowed.end {
+                gap(
+                    allowed.end - end,
+                    "that its footer does not account for (added before the table, or between its blocks)",
+                )
+            } else {
+                gap(
+                    end - allowed.end,
+                    "fewer than its footer counts (cut out of it)",
+                )
+            };
+            return format!(
+                "the {block} (offset {offset}, {size} bytes and a {BLOCK_TRAILER_LEN}-byte CRC) must end where \
+                 {next}, at byte {}, but ends at byte {end}: the file holds {why}",
+                allowed.end
+            );
+        }
+    }
+    error.to_string()
+}
+
 /// Explains a partitioned filter: its index, and every partition read and checked. Returns the first problem.
-fn explain_partitions<R: ReadAt>(table: &Table<R>, handle: BlockHandle) -> Result<(), String> {
+fn explain_partitions<R: ReadAt>(
+    out: &mut dyn Write,
+    table: &Table<R>,
+    handle: BlockHandle,
+) -> io::Result<Option<String>> {
     let Some(index) = table.partitioned_filter() else {
-        return Ok(());
+        return Ok(None);
     };
     let keys = index.num_keys();
-    println!(
+    writeln!(
+        out,
         "partitioned filter: index at offset {}, {} bytes (CRC ok, {} keys match the table)",
         thousands(handle.offset()),
         thousands(handle.size()),
         thousands(keys)
-    );
+    )?;
     let partitions: Vec<_> = index.partitions().collect();
     let mut lens: Vec<u64> = partitions.iter().map(|p| p.len).collect();
     let mut counts: Vec<u64> = partitions.iter().map(|p| p.num_keys).collect();
     let total: u64 = lens.iter().sum();
-    println!("  partitions       {}", thousands(partitions.len() as u64));
+    writeln!(
+        out,
+        "  partitions       {}",
+        thousands(partitions.len() as u64)
+    )?;
     let (low, middle, high) = spread(&mut lens);
-    println!(
+    writeln!(
+        out,
         "  partition bytes  {} in all; each min {low} / median {middle} / max {high}",
         thousands(total)
-    );
+    )?;
     let (low, middle, high) = spread(&mut counts);
-    println!("  keys/partition   min {low} / median {middle} / max {high}");
+    writeln!(
+        out,
+        "  keys/partition   min {low} / median {middle} / max {high}"
+    )?;
     if keys > 0 {
         let per_key = |bytes: u64| bytes as f64 * 8.0 / keys as f64;
-        println!(
+        writeln!(
+            out,
             "  bits/key         {:.2} in partitions + {:.2} for the index (kept in memory)",
             per_key(total),
             per_key(handle.size())
-        );
+        )?;
     }
     let mut kinds = std::collections::BTreeMap::new();
     for position in 0..partitions.len() {
@@ -174,20 +264,26 @@ fn explain_partitions<R: ReadAt>(table: &Table<R>, handle: BlockHandle) -> Resul
             }
             Some(Err(e)) => {
                 let problem = format!("filter partition {position}: {e}");
-                println!("  partitions       UNUSABLE: {problem}; its lookups read a data block");
-                return Err(problem);
+                writeln!(
+                    out,
+                    "  partitions       UNUSABLE: {problem}; its lookups read a data block"
+                )?;
+                return Ok(Some(problem));
             }
             None => {}
         }
     }
     let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} × {n}")).collect();
-    println!("  kinds            {}", kinds.join(", "));
-    println!("  checks           every partition's CRC ok and as its index entry says");
+    writeln!(out, "  kinds            {}", kinds.join(", "))?;
+    writeln!(
+        out,
+        "  checks           every partition's CRC ok and as its index entry says"
+    )?;
     if let Some(first) = table.read_filter_partition(0).and_then(Result::ok) {
-        println!("partition 0:");
-        explain(first.filter());
+        writeln!(out, "partition 0:")?;
+        explain(out, first.filter())?;
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Minimum, median and maximum, as text.
@@ -207,12 +303,12 @@ fn spread(values: &mut [u64]) -> (String, String, String) {
 
 /// Explains a LevelDB-format table (LevelDB, rusty-leveldb): its blocks' CRCs, its filter policy, and its per-2
 /// KiB filters with their keys, bits/key, probes and expected false-positive rate.
-fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
+fn inspect_ldb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliResult<()> {
     let name = path.display();
     let corrupt = |e: String| format!("{name}: corrupt LevelDB table: {e}");
     let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
     let mut bytes = vec![0u8; size];
-    file.read_exact_at(&mut bytes, 0)?;
+    read_at(path, file, &mut bytes, 0)?;
     let table = LdbTable::new(bytes).map_err(corrupt)?;
     let unsupported = |e: String| format!("{name}: {e}");
     let meta = table
@@ -241,19 +337,26 @@ fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
         blocks.push((handle.offset, entries));
     }
     let entries: Option<u64> = blocks.iter().map(|(_, n)| *n).sum();
-    println!("{name}: LevelDB table");
-    println!("  file size        {} bytes", thousands(table.len()));
-    println!("  data blocks      {}", thousands(blocks.len() as u64));
-    println!(
+    writeln!(out, "{name}: LevelDB table")?;
+    writeln!(out, "  file size        {} bytes", thousands(table.len()))?;
+    writeln!(out, "  data blocks      {}", thousands(blocks.len() as u64))?;
+    writeln!(
+        out,
         "  entries          {}",
         entries.map_or_else(
             || "not counted (compressed data blocks)".to_owned(),
             thousands
         )
-    );
-    println!("  checks           every block's CRC32C ok (data, index, metaindex, filter)");
+    )?;
+    writeln!(
+        out,
+        "  checks           every block's CRC32C ok (data, index, metaindex, filter)"
+    )?;
     let Some((key, value)) = meta.iter().find(|(k, _)| k.starts_with(b"filter.")) else {
-        println!("no filter block: the table was written without a filter policy");
+        writeln!(
+            out,
+            "no filter block: the table was written without a filter policy"
+        )?;
         return Ok(());
     };
     let policy = String::from_utf8_lossy(key.get(b"filter.".len()..).unwrap_or_default());
@@ -267,11 +370,12 @@ fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
     let base_lg = reader
         .base_lg()
         .ok_or_else(|| corrupt("filter block: malformed footer".into()))?;
-    println!(
+    writeln!(
+        out,
         "filter block at offset {}, {} bytes, policy {policy} (metaindex key filter.{policy})",
         thousands(handle.offset),
         thousands(handle.size)
-    );
+    )?;
     // Keys per filter: the entries of the data blocks whose offset falls in its 2^base_lg-byte range.
     let mut keys = vec![0u64; reader.num_filters()];
     for &(offset, entries) in &blocks {
@@ -316,47 +420,54 @@ fn inspect_ldb(path: &Path, file: &File, len: u64) -> CliResult<()> {
         }
     }
     let (low, middle, high) = spread(&mut lens);
-    println!(
+    writeln!(
+        out,
         "  filters          {} per-{} B filters (base_lg {base_lg}); bytes each min {low} / median {middle} / max {high}",
         thousands(reader.num_filters() as u64),
         1u64 << base_lg.min(63)
-    );
+    )?;
     if !probes.is_empty() {
         let (low, _, high) = spread(&mut probes);
-        println!("  probes           {low}..={high} (each filter's last byte)");
+        writeln!(
+            out,
+            "  probes           {low}..={high} (each filter's last byte)"
+        )?;
     }
     if !kinds.is_empty() {
         let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} × {n}")).collect();
-        println!("  kinds            {}", kinds.join(", "));
+        writeln!(out, "  kinds            {}", kinds.join(", "))?;
     }
     if counted_keys > 0 {
-        println!(
+        writeln!(
+            out,
             "  bits/key         {:.2} over {} keys",
             bits as f64 / counted_keys as f64,
             thousands(counted_keys)
-        );
+        )?;
         let model = if policy == STORE_POLICY_NAME {
             "each block's own"
         } else {
             "standard Bloom formula with each filter's probes"
         };
-        println!(
+        writeln!(
+            out,
             "  expected FPR     {} ({model}, weighted by keys)",
             percent(weighted_fpr / counted_keys as f64)
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            out,
             "  bits/key         not known: no key counted (compressed data blocks, or an empty table)"
-        );
+        )?;
     }
     Ok(())
 }
 
-fn inspect_block(path: &Path, file: &File, len: u64) -> CliResult<()> {
+fn inspect_block(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliResult<()> {
     let name = path.display();
     // Check the trailer's magic before loading the file, so that a large file of another kind is rejected
     // without reading it; the decoder itself produces the error.
-    let trailer = tail(file, len, TRAILER_LEN)?;
+    let trailer = tail(path, file, len, TRAILER_LEN)?;
     if let Err(error @ (Error::TooShort { .. } | Error::BadMagic { .. })) =
         FilterBlock::open(&trailer[..])
     {
@@ -367,64 +478,82 @@ fn inspect_block(path: &Path, file: &File, len: u64) -> CliResult<()> {
     }
     let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
     let mut bytes = AlignedBlock::zeroed(size);
-    file.read_exact_at(bytes.as_mut(), 0)?;
+    read_at(path, file, bytes.as_mut(), 0)?;
     let filter =
         FilterBlock::open(bytes).map_err(|e| format!("{name}: corrupt filter block: {e}"))?;
-    println!("{name}: filter block");
-    explain(&filter);
+    writeln!(out, "{name}: filter block")?;
+    explain(out, &filter)?;
     filter
         .verify()
         .map_err(|e| format!("{name}: corrupt filter block: {e}"))?;
-    println!("  CRC32            {:#010x} ok", filter.stored_checksum());
+    writeln!(
+        out,
+        "  CRC32            {:#010x} ok",
+        filter.stored_checksum()
+    )?;
     Ok(())
 }
 
 /// Prints what a filter block's trailer says.
-fn explain<B: AsRef<[u8]>>(filter: &FilterBlock<B>) {
+fn explain<B: AsRef<[u8]>>(out: &mut dyn Write, filter: &FilterBlock<B>) -> io::Result<()> {
     let block_len = filter.as_bytes().len();
     let fpr = filter.expected_fpr();
-    println!("  format version   {}", filter.format_version());
-    println!(
+    writeln!(out, "  format version   {}", filter.format_version())?;
+    writeln!(
+        out,
         "  kind             {} (tag {})",
         filter.kind(),
         filter.kind().tag()
-    );
-    println!("  parameters       {}", describe(filter.params()));
-    println!("  keys             {}", thousands(filter.num_keys()));
+    )?;
+    writeln!(out, "  parameters       {}", describe(filter.params()))?;
+    writeln!(out, "  keys             {}", thousands(filter.num_keys()))?;
     match (filter.prefix_extractor_name(), filter.holds_whole_keys()) {
-        (None, _) => println!("  prefixes         none (whole keys only)"),
-        (Some(name), true) => {
-            println!("  prefixes         {name}, beside whole keys (counted among the keys)")
-        }
+        (None, _) => writeln!(out, "  prefixes         none (whole keys only)")?,
+        (Some(name), true) => writeln!(
+            out,
+            "  prefixes         {name}, beside whole keys (counted among the keys)"
+        )?,
         (Some(name), false) => {
-            println!(
+            writeln!(
+                out,
                 "  prefixes         {name}, without whole keys (point lookups go through the prefix)"
-            );
+            )?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "  size             {} bytes: payload {} + {TRAILER_LEN}-byte trailer",
         thousands(block_len as u64),
         thousands(block_len.saturating_sub(TRAILER_LEN) as u64)
-    );
-    println!("  bits/key         {:.2} (payload)", filter.bits_per_key());
+    )?;
+    writeln!(
+        out,
+        "  bits/key         {:.2} (payload)",
+        filter.bits_per_key()
+    )?;
     if filter.num_keys() == 0 {
-        println!("  expected FPR     0 (an empty filter rejects every key)");
+        writeln!(
+            out,
+            "  expected FPR     0 (an empty filter rejects every key)"
+        )?;
     } else if let KindParams::Range(p) = filter.params() {
-        println!(
+        writeln!(
+            out,
             "  expected FPR     {} for a point, {} for an empty range of 2^{} projected values (bounds n·ℓ/r)",
             percent(fpr),
             percent(p.range_fpr(filter.num_keys(), p.max_range_len())),
             p.range_log2()
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            out,
             "  expected FPR     {} (the information-theoretic bound needs {:.2} bits/key for it: {:+.1} %)",
             percent(fpr),
             bits_per_key_bound(fpr),
             (filter.bits_per_key() / bits_per_key_bound(fpr) - 1.0) * 100.0
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// A kind's parameters in words. A kind without its own line here is shown with its `Debug` form.

@@ -4,6 +4,10 @@
 //! and an index alone can never rule a table out: only the filter can. Absent keys use odd ids below every
 //! table's last key.
 
+/// Most entries (keys per table x tables) the ids below can number: the ids reach 2 x entries and must fit the
+/// 12 digits of [`key`], past which keys would no longer sort like their ids.
+pub(crate) const MAX_ENTRIES: u64 = 500_000_000_000;
+
 /// A key of the shape `"usr:" + 12 digits` plus a 0–8 byte suffix (16–24 bytes), as in the benchmarks.
 pub(crate) fn key(id: u64) -> Vec<u8> {
     let mut key = format!("usr:{id:012}").into_bytes();

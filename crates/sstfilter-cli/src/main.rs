@@ -15,12 +15,16 @@
     )
 )]
 
+mod args;
 mod calc;
 mod configs;
 mod demo;
+mod error;
 mod inspect;
 mod keys;
 mod ldb;
+mod lookup_demo;
+mod lsm;
 mod partition_demo;
 mod plot;
 mod prefix_demo;
@@ -28,377 +32,31 @@ mod progress;
 mod range_demo;
 mod text;
 
-use std::path::PathBuf;
+use std::io::{self, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
-use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
-
-/// Errors are reported as one line on stderr and exit code 1.
-pub(crate) type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
+use args::Job;
 
 fn main() -> ExitCode {
-    let matches = command().get_matches();
-    let result = match matches.subcommand() {
-        Some(("demo", m)) => demo::run(&demo_args(m)),
-        Some(("inspect", m)) => match m.get_one::<PathBuf>("file") {
-            Some(path) => inspect::run(path),
-            None => Err("inspect needs a FILE".into()),
-        },
-        Some(("calc", m)) => calc::run(&calc_args(m)),
-        _ => Err("unknown command (see --help)".into()),
-    };
+    let job = args::parse();
+    // Every report goes through this handle, whose write errors are returned rather than panicking as
+    // `println!` does, so that a closed pipe ends the run like any other error.
+    let mut out = io::stdout().lock();
+    let result = match job {
+        Job::Demo(args) => demo::run(&mut out, &args),
+        Job::Inspect(path) => inspect::run(&mut out, &path),
+        Job::Calc(args) => calc::run(&mut out, &args),
+    }
+    .and_then(|()| Ok(out.flush()?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output has gone (`sstfilter calc | head -1`): it has what it wanted, so this is the
+        // normal end of the run, quiet and successful, as for other Unix tools.
+        Err(e) if error::is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Not `eprintln!`, which panics when stderr is closed too.
+            let _ = writeln!(io::stderr(), "error: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn command() -> Command {
-    Command::new("sstfilter")
-        .about("SST filter blocks: what they save on real tables, what a block holds, how to size one")
-        .version(env!("CARGO_PKG_VERSION"))
-        .subcommand_required(true)
-        .arg_required_else_help(true)
-        .subcommand(
-            Command::new("demo")
-                .about(
-                    "Build an LSM of table files and look keys up with no filter and with each filter kind: \
-                     filter size, measured vs theoretical FPR, data-block reads per lookup, lookups/s",
-                )
-                .arg(
-                    Arg::new("keys")
-                        .long("keys")
-                        .value_name("N")
-                        .help("Keys per table")
-                        .default_value("100000")
-                        .value_parser(|s: &str| parse_count(s, 1)),
-                )
-                .arg(
-                    Arg::new("tables")
-                        .long("tables")
-                        .value_name("T")
-                        .help("Tables in the LSM (all overlap the whole key range)")
-                        .default_value("10")
-                        .value_parser(|s: &str| parse_count(s, 1)),
-                )
-                .arg(
-                    Arg::new("bits-per-key")
-                        .long("bits-per-key")
-                        .value_name("B")
-                        .help("Bits per key of every filter (1 to 100)")
-                        .default_value("10")
-                        .value_parser(|s: &str| parse_float(s, 1.0, 100.0)),
-                )
-                .arg(
-                    Arg::new("lookups")
-                        .long("lookups")
-                        .value_name("L")
-                        .help("Absent lookups, and as many present ones, per configuration")
-                        .default_value("100000")
-                        .value_parser(|s: &str| parse_count(s, 1)),
-                )
-                .arg(
-                    Arg::new("dir")
-                        .long("dir")
-                        .value_name("PATH")
-                        .help("Build the tables here and keep them (default: a temporary directory)")
-                        .value_parser(value_parser!(PathBuf)),
-                )
-                .arg(plot_arg())
-                .arg(
-                    Arg::new("prefix")
-                        .long("prefix")
-                        .help(
-                            "Instead, scan key prefixes across an LSM whose filters hold no prefixes, prefixes beside \
-                             whole keys, or prefixes only: tables read and skipped per scan",
-                        )
-                        .action(ArgAction::SetTrue),
-                )
-                .arg(
-                    Arg::new("read-latency")
-                        .long("read-latency")
-                        .value_name("TIME")
-                        .help(
-                            "Also report the lookups on a SIMULATED remote store that charges every data-block read \
-                             TIME (20ms, 500us, 1.5ms): time per 1,000 lookups and the time the filters saved",
-                        )
-                        .value_parser(parse_duration),
-                )
-                .arg(
-                    Arg::new("partitioned")
-                        .long("partitioned")
-                        .help(
-                            "Instead, compare full filters with 4 KiB partitions under filter memory budgets of 1, 10 \
-                             and 100 %: resident filter bytes, partition loads and data-block reads per lookup",
-                        )
-                        .conflicts_with("prefix")
-                        .action(ArgAction::SetTrue),
-                )
-                .arg(
-                    Arg::new("range")
-                        .long("range")
-                        .help(
-                            "Instead, scan short key ranges across an LSM with a point filter and with a range \
-                             filter in every table: tables read and skipped per empty and non-empty scan",
-                        )
-                        .conflicts_with_all(["prefix", "partitioned"])
-                        .action(ArgAction::SetTrue),
-                ),
-        )
-        .subcommand(
-            Command::new("inspect")
-                .about(
-                    "Explain a filter block file, or the filter block of a reference table: kind, parameters, \
-                     keys, bits/key, expected FPR, checksums",
-                )
-                .arg(
-                    Arg::new("file")
-                        .value_name("FILE")
-                        .required(true)
-                        .value_parser(value_parser!(PathBuf)),
-                ),
-        )
-        .subcommand(
-            Command::new("calc")
-                .about(
-                    "Size filters from the formulas: bits and probes for a target FPR, the FPR of a given size, \
-                     or (--levels) a memory budget split across LSM levels to minimise wasted reads (Monkey)",
-                )
-                .arg(
-                    Arg::new("keys")
-                        .long("keys")
-                        .short('n')
-                        .value_name("N")
-                        .help("Keys (with --levels: in all levels together); 1e6 and 1_000_000 work")
-                        .default_value("1000000")
-                        .value_parser(|s: &str| parse_count(s, 1)),
-                )
-                .arg(
-                    Arg::new("fpr")
-                        .long("fpr")
-                        .short('p')
-                        .value_name("P")
-                        .help("Target false-positive rate: 0.01 or 1%")
-                        .default_value("0.01")
-                        .value_parser(parse_rate),
-                )
-                .arg(
-                    Arg::new("bits")
-                        .long("bits")
-                        .short('m')
-                        .value_name("M")
-                        .help("Filter size in bits: prints the FPR of each model instead")
-                        .conflicts_with_all(["bits-per-key", "levels"])
-                        .value_parser(|s: &str| parse_count(s, 1)),
-                )
-                .arg(
-                    Arg::new("bits-per-key")
-                        .long("bits-per-key")
-                        .short('b')
-                        .value_name("B")
-                        .help("Filter size in bits per key (with --levels: the budget, default 10)")
-                        .value_parser(|s: &str| parse_float(s, 0.0, 1000.0)),
-                )
-                .arg(
-                    Arg::new("probes")
-                        .long("probes")
-                        .short('k')
-                        .value_name("K")
-                        .help("Probes per key with --bits or --bits-per-key (default: each model's choice)")
-                        .conflicts_with("levels")
-                        .value_parser(value_parser!(u32).range(1..=64)),
-                )
-                .arg(
-                    Arg::new("range-len")
-                        .long("range-len")
-                        .value_name("L")
-                        .help(
-                            "Size a range filter for empty ranges of up to L projected values (rounded up to a \
-                             power of two): bits/key at --fpr, or the rate at --bits-per-key",
-                        )
-                        .conflicts_with_all(["bits", "levels", "probes"])
-                        .value_parser(|s: &str| parse_count(s, 1)),
-                )
-                .arg(
-                    Arg::new("levels")
-                        .long("levels")
-                        .short('l')
-                        .value_name("L")
-                        .help("Split the budget across L LSM levels (sizes growing by --size-ratio)")
-                        .value_parser(value_parser!(u32).range(1..=20)),
-                )
-                .arg(
-                    Arg::new("size-ratio")
-                        .long("size-ratio")
-                        .value_name("R")
-                        .help("Growth factor from one level to the next")
-                        .default_value("10")
-                        .requires("levels")
-                        .value_parser(|s: &str| parse_float(s, 1.0, 1000.0)),
-                )
-                .arg(
-                    Arg::new("memory")
-                        .long("memory")
-                        .value_name("BYTES")
-                        .help("Budget for all levels' filters: 512MiB, 1.5GiB, 100MB or bytes")
-                        .requires("levels")
-                        .conflicts_with("bits-per-key")
-                        .value_parser(parse_bytes),
-                )
-                .arg(plot_arg()),
-        )
-}
-
-fn plot_arg() -> Arg {
-    Arg::new("plot")
-        .long("plot")
-        .value_name("FILE.svg")
-        .help("Also write an SVG chart of FPR vs bits/key (theory curves and measured or sized points)")
-        .value_parser(value_parser!(PathBuf))
-}
-
-fn demo_args(m: &ArgMatches) -> demo::DemoArgs {
-    demo::DemoArgs {
-        keys: m.get_one("keys").copied().unwrap_or(100_000),
-        tables: m.get_one("tables").copied().unwrap_or(10),
-        bits_per_key: m.get_one("bits-per-key").copied().unwrap_or(10.0),
-        lookups: m.get_one("lookups").copied().unwrap_or(100_000),
-        dir: m.get_one::<PathBuf>("dir").cloned(),
-        plot: m.get_one::<PathBuf>("plot").cloned(),
-        prefix: m.get_flag("prefix"),
-        partitioned: m.get_flag("partitioned"),
-        range: m.get_flag("range"),
-        read_latency: m.get_one::<Duration>("read-latency").copied(),
-    }
-}
-
-fn calc_args(m: &ArgMatches) -> calc::CalcArgs {
-    calc::CalcArgs {
-        keys: m.get_one("keys").copied().unwrap_or(1_000_000),
-        fpr: m.get_one("fpr").copied().unwrap_or(0.01),
-        bits: m.get_one("bits").copied(),
-        bits_per_key: m.get_one("bits-per-key").copied(),
-        probes: m.get_one("probes").copied(),
-        levels: m.get_one("levels").copied(),
-        range_len: m.get_one("range-len").copied(),
-        size_ratio: m.get_one("size-ratio").copied().unwrap_or(10.0),
-        memory: m.get_one("memory").copied(),
-        plot: m.get_one::<PathBuf>("plot").cloned(),
-    }
-}
-
-/// A whole number of at least `min`: `1000000`, `1_000_000`, `1,000,000` or `1e6`.
-fn parse_count(s: &str, min: u64) -> Result<u64, String> {
-    let cleaned: String = s.chars().filter(|c| !matches!(c, '_' | ',')).collect();
-    let n = match cleaned.parse::<u64>() {
-        Ok(n) => n,
-        Err(_) => match cleaned.parse::<f64>() {
-            Ok(f) if f.fract() == 0.0 && (0.0..=9.0e15).contains(&f) => f as u64,
-            _ => return Err(format!("{s:?} is not a whole number")),
-        },
-    };
-    if n < min {
-        return Err(format!("must be at least {min}"));
-    }
-    Ok(n)
-}
-
-/// A number in `min..=max`.
-/// A duration: a number with the unit `s`, `ms`, `us` or `ns` (`20ms`, `1.5ms`, `500us`), up to an hour.
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
-    let (number, unit) = s.split_at(split);
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration such as 20ms"))?;
-    let seconds = match unit.trim() {
-        "s" => value,
-        "ms" => value / 1e3,
-        "us" | "µs" => value / 1e6,
-        "ns" => value / 1e9,
-        _ => return Err(format!("{s:?}: the unit must be s, ms, us or ns")),
-    };
-    if !(0.0..=3600.0).contains(&seconds) {
-        return Err(format!("{s:?} must be between 0 and an hour"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-fn parse_float(s: &str, min: f64, max: f64) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(x) if (min..=max).contains(&x) => Ok(x),
-        _ => Err(format!("{s:?} is not a number from {min} to {max}")),
-    }
-}
-
-/// A rate strictly between 0 and 1: `0.01` or `1%`.
-fn parse_rate(s: &str) -> Result<f64, String> {
-    let (number, scale) = match s.strip_suffix('%') {
-        Some(percent) => (percent.trim(), 0.01),
-        None => (s, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(x) if x * scale > 0.0 && x * scale < 1.0 => Ok(x * scale),
-        _ => Err(format!("{s:?} is not a rate between 0 and 1 (exclusive)")),
-    }
-}
-
-/// A byte count with an optional unit: `512MiB`, `1.5 GiB`, `100MB`, `4096`.
-fn parse_bytes(s: &str) -> Result<u64, String> {
-    const UNITS: [(&str, f64); 9] = [
-        ("KiB", 1024.0),
-        ("MiB", 1048576.0),
-        ("GiB", 1073741824.0),
-        ("TiB", 1099511627776.0),
-        ("KB", 1e3),
-        ("MB", 1e6),
-        ("GB", 1e9),
-        ("TB", 1e12),
-        ("B", 1.0),
-    ];
-    let (number, scale) = UNITS
-        .iter()
-        .find_map(|&(unit, scale)| s.strip_suffix(unit).map(|n| (n.trim(), scale)))
-        .unwrap_or((s.trim(), 1.0));
-    match number.parse::<f64>() {
-        Ok(x) if x > 0.0 && x * scale < 9.0e18 => Ok((x * scale).round() as u64),
-        _ => Err(format!(
-            "{s:?} is not a size such as 512MiB, 1.5GiB or 100MB"
-        )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_command_definition_is_consistent() {
-        command().debug_assert();
-    }
-
-    #[test]
-    fn parses_human_numbers() {
-        assert_eq!(parse_count("1_000_000", 1), Ok(1_000_000));
-        assert_eq!(parse_count("1,000", 1), Ok(1000));
-        assert_eq!(parse_count("1e6", 1), Ok(1_000_000));
-        assert!(parse_count("1.5", 1).is_err());
-        assert!(parse_count("0", 1).is_err());
-        assert!(parse_count("-3", 1).is_err());
-        assert_eq!(parse_rate("1%"), Ok(0.01));
-        assert_eq!(parse_rate("0.5"), Ok(0.5));
-        assert!(parse_rate("0").is_err() && parse_rate("1").is_err() && parse_rate("x").is_err());
-        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_bytes("1.5 GiB"), Ok(3 << 29));
-        assert_eq!(parse_bytes("100MB"), Ok(100_000_000));
-        assert_eq!(parse_bytes("4096"), Ok(4096));
-        assert!(parse_bytes("lots").is_err());
-        assert_eq!(parse_float("10", 1.0, 100.0), Ok(10.0));
-        assert!(parse_float("0.5", 1.0, 100.0).is_err());
     }
 }

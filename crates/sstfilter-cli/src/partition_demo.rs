@@ -2,15 +2,16 @@
 //! filter memory budgets of 1 %, 10 % and 100 % of the full filters, with uniform and skewed (Zipf-like)
 //! absent keys: the filter memory kept resident, partition loads per lookup, data-block reads and lookup time.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use sstfilter::{BlockedBloomPolicy, PartitionCuts, key_hash};
-use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{PartitionCache, Table, TableOptions, TableStats};
 
-use crate::CliResult;
-use crate::demo::{DemoArgs, total_stats};
+use crate::error::{CliResult, Context};
 use crate::keys::{self, SplitMix64};
+use crate::lsm::{self, DemoArgs, total_stats};
 use crate::text::{TextTable, bytes, thousands};
 
 /// Filter bytes per partition: RocksDB's `metadata_block_size` default.
@@ -26,33 +27,39 @@ const SKEWED_SEED: u64 = 12;
 /// Opens of a table with a full filter timed to measure what loading a full filter costs.
 const RELOADS: u32 = 5;
 
-pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
-    println!(
+pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResult<()> {
+    writeln!(
+        out,
         "sstfilter demo --partitioned: an LSM of {} tables x {} keys, BlockedBloom at {} bits/key, full filters vs \
          {} KiB partitions cut at data blocks",
         args.tables,
         thousands(args.keys),
         args.bits_per_key,
         PARTITION_BYTES / 1024
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{} absent lookups per stream: uniform, and skewed (rank floor(P^u) of {} keys, u uniform: a few keys \
          asked very often)\n",
         thousands(args.lookups),
         thousands(args.lookups)
-    );
+    )?;
     let full_options =
         TableOptions::default().filter_policy(BlockedBloomPolicy::new(args.bits_per_key));
     let partitioned_options = full_options
         .clone()
         .partitioned_filter(PARTITION_BYTES, PartitionCuts::AtDataBlocks);
-    let full_paths = build(&root.join("full"), &full_options, args)?;
-    let partitioned_paths = build(&root.join("partitioned"), &partitioned_options, args)?;
+    let build = |dir: &str, options| {
+        let label = format!("{dir} filters: building tables");
+        lsm::build_tables(&root.join(dir), options, args, label).map(|(paths, _)| paths)
+    };
+    let full_paths = build("full", &full_options)?;
+    let partitioned_paths = build("partitioned", &partitioned_options)?;
 
     let full: Vec<Table> = full_paths
         .iter()
-        .map(Table::open)
-        .collect::<Result<_, _>>()?;
+        .map(|p| lsm::open_table(p))
+        .collect::<CliResult<_>>()?;
     let full_bytes: u64 = full
         .iter()
         .filter_map(Table::filter_handle)
@@ -71,19 +78,21 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
         .fold((0u64, 0u64), |(n, b), p| (n + 1, b + p.len));
     let keys = args.keys * args.tables;
     let per_key = |b: u64| b as f64 * 8.0 / keys as f64;
-    println!(
+    writeln!(
+        out,
         "full filters      {} ({:.3} bits/key), all resident",
         bytes(full_bytes),
         per_key(full_bytes)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "partitioned       {} partitions, {} ({:.3} bits/key) + indexes {} ({:.3} bits/key, resident)\n",
         thousands(partitions),
         bytes(partition_bytes),
         per_key(partition_bytes),
         bytes(index_bytes),
         per_key(index_bytes)
-    );
+    )?;
 
     let uniform: Vec<Vec<u8>> =
         keys::absent_ids(args.lookups, args.tables, args.keys, UNIFORM_SEED)
@@ -114,7 +123,7 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
         ],
     ]);
     for (stream, lookups) in streams {
-        let (stats, time) = run_stream(&full, lookups)?;
+        let (stats, time) = run_stream(&root.join("full"), &full, lookups)?;
         report.row(row(
             "full, pinned",
             stream,
@@ -126,57 +135,41 @@ pub(crate) fn run(root: &Path, args: &DemoArgs) -> CliResult<()> {
         for budget in BUDGETS {
             let cache = PartitionCache::new(usize::try_from(full_bytes * budget / 100)?);
             let tables = open_all(&partitioned_paths, &cache)?;
-            let (stats, time) = run_stream(&tables, lookups)?;
+            let (stats, time) = run_stream(&root.join("partitioned"), &tables, lookups)?;
             let resident = index_bytes + cache.resident_bytes() as u64;
             let name = format!("partitioned, {budget} % budget");
             report.row(row(&name, stream, resident, &stats, time, lookups.len()));
         }
     }
-    print!("{}", report.render());
+    write!(out, "{}", report.render())?;
 
     let started = Instant::now();
     for _ in 0..RELOADS {
         for path in &full_paths {
-            Table::open(path)?;
+            lsm::open_table(path)?;
         }
     }
     let per_load = started.elapsed() / (RELOADS * full_paths.len() as u32);
-    println!(
+    writeln!(
+        out,
         "\nA full filter cannot be cached in part: under a budget smaller than it, each lookup either loads it whole \
          ({} per table, measured: {:.2} ms to open a table and verify its filter)\nor goes without it (a data-block \
          read per table). A partitioned filter keeps its index resident and loads {} KiB partitions.",
         bytes(full_bytes / args.tables.max(1)),
         per_load.as_secs_f64() * 1e3,
         PARTITION_BYTES / 1024
-    );
+    )?;
     Ok(())
-}
-
-/// Builds the LSM's tables with `options` in `dir`.
-fn build(
-    dir: &Path,
-    options: &TableOptions,
-    args: &DemoArgs,
-) -> CliResult<Vec<std::path::PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut paths = Vec::new();
-    for t in 0..args.tables {
-        let path = dir.join(format!("{t:06}.sst"));
-        let mut builder = TableBuilder::create(&path, options)?;
-        for id in keys::table_ids(t, args.tables, args.keys) {
-            builder.add(&keys::key(id), &keys::value(id))?;
-        }
-        builder.finish()?;
-        paths.push(path);
-    }
-    Ok(paths)
 }
 
 fn open_all(paths: &[std::path::PathBuf], cache: &PartitionCache) -> CliResult<Vec<Table>> {
     let tables = paths
         .iter()
-        .map(|p| Table::open_with_cache(p, cache.clone()))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|p| {
+            Table::open_with_cache(p, cache.clone())
+                .context(|| format!("cannot open table {}", p.display()))
+        })
+        .collect::<CliResult<Vec<_>>>()?;
     if let Some(e) = tables.iter().find_map(Table::filter_error) {
         return Err(format!("a freshly built filter does not open: {e}").into());
     }
@@ -200,14 +193,23 @@ fn skewed(args: &DemoArgs) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Asks every table, newest first, for every key (all absent) and returns the counters and the time.
-fn run_stream(tables: &[Table], lookups: &[Vec<u8>]) -> CliResult<(TableStats, Duration)> {
+/// Asks every table (those in `dir`, oldest first), newest first, for every key (all absent) and returns the
+/// counters and the time.
+fn run_stream(
+    dir: &Path,
+    tables: &[Table],
+    lookups: &[Vec<u8>],
+) -> CliResult<(TableStats, Duration)> {
     let before = total_stats(tables);
     let started = Instant::now();
     for key in lookups {
         let hash = key_hash(key);
-        for table in tables.iter().rev() {
-            if table.get_with_hash(key, hash)?.is_some() {
+        for (t, table) in tables.iter().enumerate().rev() {
+            if table
+                .get_with_hash(key, hash)
+                .context(lsm::reading(dir, t))?
+                .is_some()
+            {
                 return Err(
                     format!("absent key {:?} was found", String::from_utf8_lossy(key)).into(),
                 );

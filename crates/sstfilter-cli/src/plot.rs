@@ -1,7 +1,13 @@
 //! An SVG chart of false-positive rate (log scale) against bits per key: theory curves and measured points, one
 //! colour per filter kind, drawn with plotters' SVG backend (its other backends are not compiled).
 
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
 use plotters::prelude::*;
+
+use crate::error::{CliResult, Context};
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,6 +41,41 @@ const PALETTE: [RGBColor; 8] = [
 ];
 
 const SIZE: (u32, u32) = (900, 520);
+
+/// The `--plot` value: a file whose folder exists, checked when the arguments are parsed, so that a mistyped
+/// folder is reported before the work that the chart would show, not after it.
+pub(crate) fn output_path(value: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    if path.is_dir() {
+        return Err(format!("{value} is a directory: name the chart's file"));
+    }
+    // A bare file name has the empty parent: the current directory.
+    let folder = match path.parent() {
+        Some(folder) if folder.as_os_str().is_empty() => Path::new("."),
+        Some(folder) => folder,
+        None => return Err(format!("{value:?} is not a file name")),
+    };
+    if !folder.is_dir() {
+        return Err(format!(
+            "cannot write the chart there: {} is not an existing directory",
+            folder.display()
+        ));
+    }
+    Ok(path)
+}
+
+/// Writes the chart to `path` and says so on `out`.
+pub(crate) fn write(
+    out: &mut dyn Write,
+    path: &Path,
+    title: &str,
+    series: &[Series],
+) -> CliResult<()> {
+    fs::write(path, render(title, series))
+        .context(|| format!("cannot write the chart to {}", path.display()))?;
+    writeln!(out, "\nchart written to {}", path.display())?;
+    Ok(())
+}
 
 /// Renders the chart as a standalone SVG document (plotters' SVG backend).
 pub(crate) fn render(title: &str, series: &[Series]) -> String {

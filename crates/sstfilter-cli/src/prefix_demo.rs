@@ -7,15 +7,16 @@
 //! filter can rule them out. A scan of `t{tenant:05}/` over every table, newest first, is asked for 1,000 tenants
 //! of each class.
 
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PrefixExtractor, key_hash};
-use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{Table, TableOptions, TableStats};
 
-use crate::CliResult;
-use crate::demo::total_stats;
+use crate::error::{CliResult, Context};
+use crate::lsm::{create_dir, create_table, open_table, reading, table_path, total_stats, writing};
 use crate::text::{TextTable, per_second, thousands};
 
 /// Tenants present in every table.
@@ -34,22 +35,32 @@ const CONFIGS: [(&str, Option<bool>); 3] = [
     ("prefixes only", Some(false)),
 ];
 
+/// Most tables: tenant `i` is written as the 5-digit number `2·i`, and the tenants reach `100 + 100·T`.
+pub(crate) const MAX_TABLES: u64 = 499;
+
 fn key(tenant: u64, row: u64) -> Vec<u8> {
     format!("t{:05}/{row:04}", 2 * tenant).into_bytes()
 }
 
-pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> {
+pub(crate) fn run(
+    out: &mut dyn Write,
+    root: &Path,
+    tables: u64,
+    bits_per_key: f64,
+) -> CliResult<()> {
     let extractor: Arc<dyn PrefixExtractor> = Arc::new(DelimitedPrefix::new(b'/'));
     let one_table = 100..100 + ONE_TABLE_PER_TABLE * tables;
-    println!(
+    writeln!(
+        out,
         "sstfilter demo --prefix: prefix scans over an LSM of {tables} tables of {} keys `t<tenant>/<row>`",
         thousands((EVERYWHERE + ONE_TABLE_PER_TABLE) * ROWS)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{SCANS} scans of `t<tenant>/` per class: tenants in no table, in one table, in all {tables}; extractor {}, \
          BlockedBloom at {bits_per_key} bits/key\n",
         extractor.name()
-    );
+    )?;
     let mut report = TextTable::new(&[
         &[
             "",
@@ -82,24 +93,25 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
             options = options.prefix_extractor(extractor.clone(), whole_keys);
         }
         let dir = root.join(name.replace(' ', "-").replace('+', "and"));
-        std::fs::create_dir_all(&dir)?;
+        create_dir(&dir)?;
         let mut lsm = Vec::new();
         for t in 0..tables {
-            let path = dir.join(format!("{t:06}.sst"));
-            let mut builder = TableBuilder::create(&path, &options)?;
+            let path = table_path(&dir, t);
+            let mut builder = create_table(&path, &options)?;
             let mut tenants: Vec<u64> = (0..EVERYWHERE)
                 .chain(one_table.clone().filter(|i| i % tables == t))
                 .collect();
             tenants.sort_unstable();
             for tenant in tenants {
                 for row in 0..ROWS {
-                    builder.add(&key(tenant, row), b"value")?;
+                    builder
+                        .add(&key(tenant, row), b"value")
+                        .context(writing(&path))?;
                 }
             }
-            builder.finish()?;
-            lsm.push(Table::open(&path)?);
+            builder.finish().context(writing(&path))?;
+            lsm.push(open_table(&path)?);
         }
-        lsm.reverse(); // newest first
         let filter_bytes: u64 = lsm
             .iter()
             .filter_map(Table::filter_handle)
@@ -129,8 +141,11 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
             let (mut rows, mut digest) = (0u64, 0u64);
             for &tenant in &tenants {
                 let scan = format!("t{tenant:05}/");
-                for table in &lsm {
-                    for (key, _) in table.scan_prefix(extractor.as_ref(), scan.as_bytes())? {
+                for (t, table) in lsm.iter().enumerate().rev() {
+                    let found = table
+                        .scan_prefix(extractor.as_ref(), scan.as_bytes())
+                        .context(reading(&dir, t))?;
+                    for (key, _) in found {
                         rows += 1;
                         digest = digest.wrapping_mul(0x100_0000_01B3) ^ key_hash(&key).get();
                     }
@@ -155,17 +170,18 @@ pub(crate) fn run(root: &Path, tables: u64, bits_per_key: f64) -> CliResult<()> 
             ]);
         }
     }
-    print!("{}", report.render());
+    write!(out, "{}", report.render())?;
     let classes = digests.len() / CONFIGS.len();
     let mut configs = digests.chunks(classes.max(1));
     let first = configs.next().unwrap_or_default();
     if configs.any(|config| config != first) {
         return Err("the configurations' scans returned different rows".into());
     }
-    println!(
+    writeln!(
+        out,
         "\nEvery scan returned the same rows in every configuration. A table is read when its filter cannot rule \
          the prefix out;\nwithout prefixes in the filter, every scan reads every table (the tables span the whole \
          key range)."
-    );
+    )?;
     Ok(())
 }

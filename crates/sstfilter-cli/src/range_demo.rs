@@ -8,15 +8,16 @@
 //! about a range). Each configuration scans `[order:X, order:X+k)`, newest table first, for 1,000 empty and 1,000
 //! starts `X` in runs that hold keys, at each `k`.
 
+use std::io::Write;
 use std::ops::Bound::{Excluded, Included};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sstfilter::{BlockedBloomPolicy, RangePolicy, key_hash};
-use sstfilter_table::{Table, TableBuilder, TableOptions, TableStats};
+use sstfilter_table::{Table, TableOptions, TableStats};
 
-use crate::CliResult;
-use crate::demo::total_stats;
+use crate::error::{CliResult, Context};
+use crate::lsm::{create_dir, create_table, open_table, reading, table_path, total_stats, writing};
 use crate::text::{TextTable, per_second, thousands};
 
 /// Ids per run.
@@ -29,6 +30,12 @@ const LENGTHS: [u64; 3] = [1, 10, 100];
 const RANGE_LOG2: u32 = 8;
 const RANGE_FPR: f64 = 0.01;
 
+/// Most keys per table.
+pub(crate) const MAX_KEYS: u64 = 100_000;
+
+/// Most keys in all tables: the ids reach 8 x their number and must fit the 10 digits of `key`.
+pub(crate) const MAX_ENTRIES: u64 = 1_250_000_000;
+
 fn key(id: u64) -> Vec<u8> {
     format!("order:{id:010}").into_bytes()
 }
@@ -39,6 +46,7 @@ fn table_of(id: u64, tables: u64) -> Option<u64> {
 }
 
 pub(crate) fn run(
+    out: &mut dyn Write,
     root: &Path,
     tables: u64,
     keys_per_table: u64,
@@ -47,16 +55,18 @@ pub(crate) fn run(
     // Each even run gives every table RUN / 4 / tables keys.
     let runs = (keys_per_table * tables).div_ceil(RUN / 4).max(1);
     let last_id = 2 * runs * RUN;
-    println!(
+    writeln!(
+        out,
         "sstfilter demo --range: range scans `[order:X, order:X+k)` over an LSM of {tables} tables of about {} \
          keys `order:<id>`",
         thousands(keys_per_table)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{SCANS} empty scans and {SCANS} in runs that hold keys, per length k, newest table first; point filter BlockedBloom at \
          {bits_per_key} bits/key, range filter for ranges of 2^{RANGE_LOG2} ids at {} %\n",
         RANGE_FPR * 100.0
-    );
+    )?;
     let mut report = TextTable::new(&[
         &[
             "",
@@ -102,21 +112,23 @@ pub(crate) fn run(
         } else {
             "point"
         });
-        std::fs::create_dir_all(&dir)?;
-        let mut builders = (0..tables)
-            .map(|t| TableBuilder::create(dir.join(format!("{t:06}.sst")), &options))
-            .collect::<Result<Vec<_>, _>>()?;
+        create_dir(&dir)?;
+        let paths: Vec<PathBuf> = (0..tables).map(|t| table_path(&dir, t)).collect();
+        let mut builders = paths
+            .iter()
+            .map(|path| create_table(path, &options))
+            .collect::<CliResult<Vec<_>>>()?;
         for id in 0..last_id {
-            if let Some(builder) = table_of(id, tables).and_then(|t| builders.get_mut(t as usize)) {
-                builder.add(&key(id), b"value")?;
+            let t = table_of(id, tables).map(|t| t as usize);
+            if let Some((builder, path)) = t.and_then(|t| builders.get_mut(t).zip(paths.get(t))) {
+                builder.add(&key(id), b"value").context(writing(path))?;
             }
         }
         let mut lsm = Vec::new();
-        for (t, builder) in builders.into_iter().enumerate() {
-            builder.finish()?;
-            lsm.push(Table::open(dir.join(format!("{t:06}.sst")))?);
+        for (builder, path) in builders.into_iter().zip(&paths) {
+            builder.finish().context(writing(path))?;
+            lsm.push(open_table(path)?);
         }
-        lsm.reverse(); // newest first
         // Every filter the tables hold: the point filter, and the range filter block beside it.
         let filter_bytes: u64 = lsm
             .iter()
@@ -139,8 +151,11 @@ pub(crate) fn run(
                 let (mut rows, mut digest) = (0u64, 0u64);
                 for &x in &starts {
                     let (lo, hi) = (key(x), key(x + k));
-                    for table in &lsm {
-                        for (found, _) in table.scan_range(Included(&lo), Excluded(&hi))? {
+                    for (t, table) in lsm.iter().enumerate().rev() {
+                        let scanned = table
+                            .scan_range(Included(&lo), Excluded(&hi))
+                            .context(reading(&dir, t))?;
+                        for (found, _) in scanned {
                             rows += 1;
                             digest = digest.wrapping_mul(0x100_0000_01B3) ^ key_hash(&found).get();
                         }
@@ -171,15 +186,16 @@ pub(crate) fn run(
             }
         }
     }
-    print!("{}", report.render());
+    write!(out, "{}", report.render())?;
     let (first, second) = digests.split_at(digests.len() / 2);
     if first != second {
         return Err("the configurations' scans returned different rows".into());
     }
-    println!(
+    writeln!(
+        out,
         "\nEvery scan returned the same rows in both configurations. SlateDB and the reference table never ask a point \
          filter about a range,\nso with one every scan reads every table; the range filter skips a table unless it says \
          a key may lie in the range (filter bytes count both blocks)."
-    );
+    )?;
     Ok(())
 }

@@ -47,7 +47,7 @@ pub(crate) fn per_second(rate: f64) -> String {
 
 /// Bytes with a binary prefix: `1_250_036` → `"1.19 MiB"`.
 pub(crate) fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut value = n as f64;
     let mut unit = 0;
     while value >= 1024.0 && unit + 1 < UNITS.len() {
@@ -146,6 +146,7 @@ mod tests {
         assert_eq!(per_second(950.0), "950");
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1_250_036), "1.19 MiB");
+        assert_eq!(bytes(u64::MAX), "16.00 EiB");
     }
 
     #[test]

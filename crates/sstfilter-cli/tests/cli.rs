@@ -1,8 +1,9 @@
 //! Smoke tests of the `sstfilter` binary: every subcommand runs and reports, and bad input gives a clear error
 //! and exit code 1 (2 for bad arguments), never a panic.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder};
 use sstfilter_table::{TableBuilder, TableOptions};
@@ -577,4 +578,410 @@ fn bad_arguments_are_usage_errors() {
     fails(&["calc", "--bits", "100", "--levels", "3"], 2);
     fails(&["inspect"], 2);
     fails(&["frobnicate"], 2);
+}
+
+/// Runs `sstfilter args` with stdout a pipe whose reader is closed before the process starts, so that its first
+/// write fails with a broken pipe, deterministically.
+fn with_stdout_closed(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_sstfilter"))
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Issue 26: `sstfilter calc --levels 3 | head -1` panicked on the broken pipe. A reader that goes away is the
+/// normal end of a run: exit code 0 and nothing on stderr, in every subcommand and mode.
+#[test]
+fn a_closed_stdout_ends_every_subcommand_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("table.sst");
+    write_table(&table, 500, &TableOptions::default());
+    let block = dir.path().join("block.bin");
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    builder.add_key(b"key");
+    std::fs::write(&block, builder.finish()).unwrap();
+    let ldb = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/leveldb-1.23-bloom10-snappy.ldb");
+    let svg = dir.path().join("chart.svg");
+    let svg = svg.to_str().unwrap();
+    let small = ["--keys", "300", "--tables", "2"];
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["--version"],
+        vec!["calc", "--help"],
+        vec!["calc"],
+        vec!["calc", "--levels", "3"],
+        vec!["calc", "--levels", "3", "--plot", svg],
+        vec!["calc", "--bits-per-key", "10", "--probes", "5"],
+        vec!["calc", "--range-len", "1000"],
+        vec!["inspect", table.to_str().unwrap()],
+        vec!["inspect", block.to_str().unwrap()],
+        vec!["inspect", ldb.to_str().unwrap()],
+        [&["demo", "--lookups", "100"][..], &small].concat(),
+        [&["demo", "--lookups", "100", "--plot", svg][..], &small].concat(),
+        [
+            &["demo", "--lookups", "100", "--read-latency", "1ms"][..],
+            &small,
+        ]
+        .concat(),
+        vec!["demo", "--prefix", "--tables", "2"],
+        [&["demo", "--partitioned", "--lookups", "100"][..], &small].concat(),
+        [&["demo", "--range"][..], &small].concat(),
+    ];
+    for args in runs {
+        let output = with_stdout_closed(&args);
+        let err = stderr(&output);
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}
+
+/// The same as a shell's `| head -1`: the reader takes one line and goes, while the run may still be writing.
+#[test]
+fn a_reader_that_stops_after_one_line_ends_the_run_quietly() {
+    for args in [
+        &["calc", "--levels", "3"][..],
+        &["demo", "--keys", "300", "--tables", "2", "--lookups", "100"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sstfilter"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{args:?} printed nothing");
+        // Dropping the reader above closed the pipe; the run ends at its next write, or ends on its own.
+        let output = child.wait_with_output().unwrap();
+        let err = stderr(&output);
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
+/// Issue 26: every I/O error names the path and what was being done, and a chart into a missing folder is
+/// refused before the work, not after it.
+#[test]
+fn io_errors_name_the_path_and_what_was_being_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    let file = file.to_str().unwrap();
+
+    // --dir naming a regular file, or a directory under one.
+    let err = fails(
+        &["demo", "--keys", "300", "--tables", "2", "--dir", file],
+        2,
+    );
+    assert!(
+        err.contains(&format!("{file} is a file, not a directory")),
+        "{err}"
+    );
+    let below = format!("{file}/tables");
+    let err = fails(
+        &["demo", "--keys", "300", "--tables", "2", "--dir", &below],
+        1,
+    );
+    assert!(
+        err.contains(&format!("cannot create the directory {below}")),
+        "{err}"
+    );
+
+    // --plot into a missing folder: refused when the arguments are read, before any table is built.
+    let missing = dir.path().join("missing");
+    let chart = missing.join("chart.svg");
+    let chart = chart.to_str().unwrap();
+    let tables = dir.path().join("tables");
+    let output = sstfilter(&[
+        "demo",
+        "--keys",
+        "300",
+        "--tables",
+        "2",
+        "--dir",
+        tables.to_str().unwrap(),
+        "--plot",
+        chart,
+    ]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(chart)
+            && err.contains(&format!(
+                "{} is not an existing directory",
+                missing.display()
+            )),
+        "{err}"
+    );
+    assert!(
+        stdout(&output).is_empty() && !tables.exists(),
+        "the demo ran"
+    );
+    let err = fails(&["calc", "--plot", chart], 2);
+    assert!(err.contains("cannot write the chart there"), "{err}");
+    let err = fails(&["calc", "--plot", dir.path().to_str().unwrap()], 2);
+    assert!(err.contains("is a directory"), "{err}");
+
+    // inspect on a directory.
+    let folder = dir.path().to_str().unwrap();
+    let err = fails(&["inspect", folder], 1);
+    assert!(
+        err.contains(&format!("cannot inspect {folder}: it is a directory")),
+        "{err}"
+    );
+}
+
+/// Issue 26: an option that a mode would ignore is refused, not silently dropped. `demo --prefix` used to run its
+/// own 5,000 keys and 1,000 scans whatever --keys and --lookups said, and write no chart.
+#[test]
+fn options_a_mode_ignores_are_refused() {
+    let err = fails(
+        &[
+            "demo",
+            "--prefix",
+            "--keys",
+            "777",
+            "--lookups",
+            "10",
+            "--plot",
+            "p.svg",
+            "--read-latency",
+            "20ms",
+        ],
+        2,
+    );
+    assert!(err.contains("'--prefix' cannot be used with"), "{err}");
+    let refused: [(&[&str], &str); 15] = [
+        (&["demo", "--prefix", "--keys", "777"], "--keys"),
+        (&["demo", "--prefix", "--lookups", "10"], "--lookups"),
+        (&["demo", "--prefix", "--plot", "p.svg"], "--plot"),
+        (
+            &["demo", "--prefix", "--read-latency", "20ms"],
+            "--read-latency",
+        ),
+        (&["demo", "--partitioned", "--plot", "p.svg"], "--plot"),
+        (
+            &["demo", "--partitioned", "--read-latency", "1ms"],
+            "--read-latency",
+        ),
+        (&["demo", "--range", "--lookups", "10"], "--lookups"),
+        (&["demo", "--range", "--plot", "p.svg"], "--plot"),
+        (
+            &["demo", "--range", "--read-latency", "1ms"],
+            "--read-latency",
+        ),
+        (&["calc", "--levels", "3", "--fpr", "0.01"], "--fpr"),
+        (&["calc", "--bits", "1000", "--fpr", "0.01"], "--fpr"),
+        (&["calc", "--bits-per-key", "10", "--fpr", "1%"], "--fpr"),
+        (
+            &[
+                "calc",
+                "--range-len",
+                "1000",
+                "--bits-per-key",
+                "20",
+                "--fpr",
+                "1%",
+            ],
+            "--fpr",
+        ),
+        (
+            &["calc", "--range-len", "1000", "--plot", "p.svg"],
+            "--plot",
+        ),
+        (&["calc", "--size-ratio", "4"], "--levels"),
+    ];
+    for (args, option) in refused {
+        let err = fails(args, 2);
+        assert!(
+            err.contains(option)
+                && (err.contains("cannot be used with") || err.contains("required")),
+            "{args:?}: {err}"
+        );
+    }
+    // --probes only counts with a size to probe.
+    let err = fails(&["calc", "--probes", "5"], 2);
+    assert!(err.contains("<--bits <M>|--bits-per-key <B>>"), "{err}");
+    assert!(ok(&["calc", "--bits-per-key", "10", "--probes", "5"]).contains("k = 5"));
+
+    // --range used to cut --keys to 100,000 without a word; the demos' keys are fixed-width numbers.
+    let err = fails(&["demo", "--range", "--keys", "100001"], 2);
+    assert!(
+        err.contains("--range builds at most 100,000 keys per table"),
+        "{err}"
+    );
+    let err = fails(&["demo", "--prefix", "--tables", "500"], 2);
+    assert!(err.contains("at most 499 tables"), "{err}");
+    let err = fails(&["demo", "--keys", "1e9", "--tables", "1000"], 2);
+    assert!(
+        err.contains("--keys x --tables is at most 500,000,000,000"),
+        "{err}"
+    );
+    let err = fails(&["demo", "--lookups", "1e9"], 2);
+    assert!(err.contains("must be at most 100,000,000"), "{err}");
+}
+
+#[test]
+fn inspect_help_says_what_it_reads() {
+    let help = ok(&["inspect", "--help"]);
+    for expected in [
+        "filter block",
+        "reference table",
+        "partitioned filter",
+        "LevelDB",
+        "<FILE>  The file to read",
+    ] {
+        assert!(help.contains(expected), "missing {expected:?} in:\n{help}");
+    }
+}
+
+/// Runs calc and checks that nothing it prints is a number that cannot be one: NaN, infinities, negative sizes.
+fn calc_honestly(args: &[&str]) -> String {
+    let out = ok(&[&["calc"][..], args].concat());
+    for bad in ["NaN", "inf %", "-100.0 %", " -0.0"] {
+        assert!(!out.contains(bad), "{args:?} printed {bad:?}:\n{out}");
+    }
+    out
+}
+
+/// Issue 26: absurd inputs to calc get a clear error or an honest line.
+#[test]
+fn calc_says_unreachable_instead_of_printing_nonsense() {
+    // Out of range: usage errors.
+    for (args, says) in [
+        (&["calc", "--fpr", "0"][..], "not a rate between 0 and 1"),
+        (&["calc", "--fpr", "1"], "not a rate between 0 and 1"),
+        (&["calc", "--keys", "0"], "must be at least 1"),
+        (&["calc", "--levels", "40"], "40 is not in 1..=20"),
+        (&["calc", "--bits-per-key", "0"], "not a number above 0"),
+        (&["calc", "--keys", "1e16"], "write the number in digits"),
+        (
+            &["calc", "--keys", "9007199254740993"],
+            "must be at most 9,007,199,254,740,992",
+        ),
+        (
+            &["calc", "--keys", "10", "--bits", "1e6"],
+            "100000 bits/key: at most 1000",
+        ),
+        (
+            &["calc", "--range-len", "72057594037927937"],
+            "must be at most 72,057,594,037,927,936",
+        ),
+    ] {
+        let err = fails(args, 2);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+
+    // The range policy's universe saturates at 2^64 codes: such (L, ε) cannot be kept. It printed a 1 % rate and
+    // "-16.33 bits" over the bound.
+    let out = calc_honestly(&["--range-len", "72057594037927936"]);
+    assert!(
+        out.contains("unreachable: 1,000,000 keys at 1.00 % for ranges of 2^56 need a universe")
+            && out.contains("more than the 2^64 a range filter has")
+            && out.contains("it keeps ranges of up to 2^37"),
+        "{out}"
+    );
+    assert!(!out.contains("FPR at ℓ") && !out.contains(" -"), "{out}");
+    let out = calc_honestly(&["--range-len", "137438953472"]);
+    assert!(
+        !out.contains("unreachable") && out.contains("+2.31 bits"),
+        "{out}"
+    );
+    // What the policy refuses, calc says it cannot size, with the policy's reason.
+    let out = calc_honestly(&["--range-len", "1", "--bits-per-key", "0.001"]);
+    assert!(
+        out.contains("unreachable: RangePolicy bits_per_key must be more than log2(L) + 2")
+            && out.contains("got 0.001"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--range-len", "1", "--fpr", "1e-300"]);
+    assert!(
+        out.contains("unreachable: RangePolicy fpr must be from 2^-40"),
+        "{out}"
+    );
+
+    // A rate no model reaches: each says how low it goes; the bound still sizes it.
+    let out = calc_honestly(&["--fpr", "1e-300"]);
+    assert_eq!(out.matches("  unreachable\n").count(), 3, "{out}");
+    assert!(
+        out.contains("Ribbon: unreachable: its rate stays above 2.33e-8 %"),
+        "{out}"
+    );
+    assert!(out.contains("996.58"), "{out}");
+    let out = calc_honestly(&["--fpr", "1e-320"]);
+    assert_eq!(out.matches("  unreachable\n").count(), 4, "{out}");
+
+    // Sizes below what a kind builds: no filter, said in words; no NaN or -inf over the bound.
+    let out = calc_honestly(&["--bits-per-key", "0.001"]);
+    assert!(
+        out.contains(
+            "BlockedBloom (512-bit blocks): no filter: it builds no filter below 1.00 bits/key"
+        ) && out.contains("Ribbon: no filter: it builds no filter below 1.02 bits/key"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--bits", "1"]);
+    assert!(
+        out.contains("it builds whole 512-bit blocks, and not one fits"),
+        "{out}"
+    );
+    let out = calc_honestly(&["--keys", "3", "--bits", "1000", "--probes", "64"]);
+    assert!(
+        out.contains("it cannot use k = 64 probes (it takes 1 to 24)"),
+        "{out}"
+    );
+
+    // A budget of one byte is too small, not more than filters can use.
+    let out = calc_honestly(&["--levels", "3", "--memory", "1"]);
+    assert!(!out.contains("exceeds"), "{out}");
+    assert_eq!(
+        out.matches("the budget is too small for any").count(),
+        3,
+        "{out}"
+    );
+    // Levels too small to hold a key are said to be empty.
+    let out = calc_honestly(&["--levels", "20", "--keys", "5"]);
+    assert!(out.contains("Levels 1 to 19 hold no keys"), "{out}");
+    // The largest key count: no overflow in the levels' sum.
+    let out = calc_honestly(&["--levels", "3", "--keys", "9007199254740992"]);
+    assert!(out.contains("9,007,199,254,740,992 keys"), "{out}");
+}
+
+/// Issue 26: a reference table with junk bytes in front is an error that states the rule that failed (it said
+/// the index block "lies outside" a range it lay inside).
+#[test]
+fn inspect_states_the_layout_rule_a_shifted_table_breaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = [
+        TableOptions::default(),
+        TableOptions::default().range_filter(sstfilter::RangePolicy::new(256, 0.01)),
+    ];
+    for (n, options) in options.iter().enumerate() {
+        let good = dir.path().join(format!("good-{n}.sst"));
+        write_table(&good, 2000, options);
+        let bytes = std::fs::read(&good).unwrap();
+        let junk = dir.path().join(format!("junk-{n}.sst"));
+        std::fs::write(&junk, [b"junk".as_slice(), &bytes].concat()).unwrap();
+        let err = fails(&["inspect", junk.to_str().unwrap()], 1);
+        assert!(
+            err.contains("corrupt table: the index block (offset ")
+                && err.contains("must end where the footer begins, at byte ")
+                && err.contains("the file holds 4 bytes that its footer does not account for"),
+            "{err}"
+        );
+        // Four bytes cut out of the data blocks: the index now runs into the footer.
+        let cut = dir.path().join(format!("cut-{n}.sst"));
+        std::fs::write(&cut, [&bytes[..100], &bytes[104..]].concat()).unwrap();
+        let err = fails(&["inspect", cut.to_str().unwrap()], 1);
+        assert!(
+            err.contains("4 bytes fewer than its footer counts"),
+            "{err}"
+        );
+    }
 }

@@ -250,7 +250,8 @@ impl fmt::Display for TableError {
                 allowed,
             } => write!(
                 f,
-                "{block} handle (offset {offset}, size {size}) lies outside bytes {}..{} of the file",
+                "{block} handle (offset {offset}, size {size}) breaks the layout: the block and its 4-byte CRC must \
+                 lie within bytes {}..{} of the file (and an index, filter or range filter block must end at {1})",
                 allowed.start, allowed.end
             ),
             TableError::CorruptBlock { block, defect } => write!(f, "corrupt {block}: {defect}"),
