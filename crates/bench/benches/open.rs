@@ -1,0 +1,127 @@
+//! What verifying on open costs (issue 26): `FilterBlock::open` (structure and CRC32) against
+//! `open_unverified` (structure only, what `open` did before), each followed by one probe, and a probe of an
+//! opened block, for BlockedBloom blocks of 4 KiB, 64 KiB and 1.25 MB (10 bits/key); and a partitioned lookup
+//! whose loader hands out verified partitions from its cache against one handing out bytes (which the reader
+//! then verifies on every load).
+//!
+//! `cargo bench -p sstfilter-bench --bench open`
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use sstfilter::{
+    BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, Loaded, Partition, PartitionLoader,
+    PartitionedFilter, PartitionedFilterBuilder, VerifiedPartition,
+};
+
+fn key(i: u64) -> Vec<u8> {
+    format!("user:{i:012}").into_bytes()
+}
+
+fn block_of(n: u64) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    for i in 0..n {
+        builder.add_key(&key(i));
+    }
+    builder.finish()
+}
+
+fn open(c: &mut Criterion) {
+    // 10 bits/key: 4 KiB, 64 KiB and 1.25 MB of filter.
+    for (label, n) in [("4KiB", 3_277u64), ("64KiB", 52_429), ("1.25MB", 1_000_000)] {
+        let block = block_of(n);
+        let probe = key(n / 2);
+        let mut group = c.benchmark_group(format!("open/{label}"));
+        group.warm_up_time(Duration::from_millis(300));
+        group.measurement_time(Duration::from_secs(2));
+        group.bench_function("open_unverified + probe", |b| {
+            b.iter(|| {
+                let filter = FilterBlock::open_unverified(black_box(&block[..])).unwrap();
+                filter.may_contain(black_box(&probe))
+            })
+        });
+        group.bench_function("open + probe", |b| {
+            b.iter(|| {
+                let filter = FilterBlock::open(black_box(&block[..])).unwrap();
+                filter.may_contain(black_box(&probe))
+            })
+        });
+        let opened = FilterBlock::open(&block[..]).unwrap();
+        group.bench_function("probe", |b| {
+            b.iter(|| opened.may_contain(black_box(&probe)))
+        });
+        group.finish();
+    }
+}
+
+/// A cache of verified partitions (what a store's cache holds).
+struct Verified(Vec<VerifiedPartition<Vec<u8>>>);
+
+impl PartitionLoader for Verified {
+    type Block<'a> = &'a [u8];
+    type Error = ();
+    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
+        self.0
+            .get(p.position)
+            .map(|v| v.borrowed().into())
+            .ok_or(())
+    }
+}
+
+/// Bytes handed out as they are, which the reader verifies on every load.
+struct Bytes(Vec<Vec<u8>>);
+
+impl PartitionLoader for Bytes {
+    type Block<'a> = &'a [u8];
+    type Error = ();
+    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
+        self.0
+            .get(p.position)
+            .map(|b| Loaded::Bytes(&b[..]))
+            .ok_or(())
+    }
+}
+
+fn partitioned(c: &mut Criterion) {
+    let n = 1_000_000u64;
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
+    for i in 0..n {
+        builder.add_key(&key(i)).unwrap();
+    }
+    let partitions = builder.finish();
+    let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+    let index = PartitionedFilter::open(partitions.index(&offsets).unwrap()).unwrap();
+    let verified = Verified(
+        index
+            .partitions()
+            .zip(partitions.blocks())
+            .map(|(p, b)| index.verify_partition(&p, b.clone()).unwrap())
+            .collect(),
+    );
+    let bytes = Bytes(partitions.blocks().to_vec());
+    let probes: Vec<Vec<u8>> = (0..1024u64).map(|i| key(i * 977 % n)).collect();
+    let mut group = c.benchmark_group("partitioned/4KiB partitions, 1024 lookups");
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(3));
+    group.bench_function("verified in the cache", |b| {
+        b.iter(|| {
+            probes
+                .iter()
+                .filter(|k| index.may_contain(k, &verified))
+                .count()
+        })
+    });
+    group.bench_function("bytes, verified on each load", |b| {
+        b.iter(|| {
+            probes
+                .iter()
+                .filter(|k| index.may_contain(k, &bytes))
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, open, partitioned);
+criterion_main!(benches);
