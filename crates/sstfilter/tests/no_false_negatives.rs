@@ -647,7 +647,7 @@ fn check_config(config: &Config, keys: &[Vec<u8>]) {
         }
         assert_finds_all(&what, &builder.finish(), keys);
     };
-    let ribbon_rate = |fpr: f64| fpr >= RibbonPolicy::MIN_FPR && fpr < 1.0;
+    let ribbon_rate = |fpr: f64| (RibbonPolicy::MIN_FPR..1.0).contains(&fpr);
     match *config {
         Config::BlockedBloomPolicy(b) => {
             if let Some(p) = checked(&what, BlockedBloomPolicy::try_new(b), documented_bits(b)) {
