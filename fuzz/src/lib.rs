@@ -473,9 +473,13 @@ pub fn exercise<B: AsRef<[u8]>>(filter: &FilterBlock<B>, probe_bytes: &[u8]) {
         .map(|c| {
             let mut word = [0u8; 8];
             word[..c.len()].copy_from_slice(c);
-            KeyHash(u64::from_le_bytes(word))
+            KeyHash::from_raw(u64::from_le_bytes(word))
         })
-        .chain([KeyHash(0), KeyHash(u64::MAX), key_hash(b"")])
+        .chain([
+            KeyHash::from_raw(0),
+            KeyHash::from_raw(u64::MAX),
+            key_hash(b""),
+        ])
         .collect();
     let mut by_hash = vec![false; hashes.len()];
     filter.may_contain_hash_batch(&hashes, &mut by_hash);

@@ -10,8 +10,10 @@
 //! a random id below 10^8 as 10 zero-padded digits (10^5 keys), a real short string range being `k` consecutive
 //! ids: the projection's alphabets make it a projected range of length `k`.
 
-// Integer keys are written big-endian, so that they sort as integers.
-#![allow(clippy::big_endian_bytes)]
+#![expect(
+    clippy::big_endian_bytes,
+    reason = "integer keys are written big-endian, so that they sort as integers"
+)]
 
 use std::hint::black_box;
 use std::ops::Bound::{Excluded, Included};

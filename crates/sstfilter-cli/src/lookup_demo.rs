@@ -347,7 +347,7 @@ fn print_report(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
             row.name.to_owned(),
             thousands(row.filter_bytes),
             format!("{:.2}", row.bits_per_key()),
-            row.absent.false_positive_rate().map_or_else(dash, percent),
+            row.absent.observed_fpr().map_or_else(dash, percent),
             row.fpr_theory.map_or_else(dash, percent),
             format!("{:.4}", row.absent_reads()),
             format!("{:.4}", row.expected_absent_reads()),
@@ -461,7 +461,7 @@ fn chart_series(rows: &[Row], args: &DemoArgs) -> CliResult<Vec<Series>> {
         if let Some(row) = rows.iter().find(|r| r.name == config.name) {
             let point = row
                 .absent
-                .false_positive_rate()
+                .observed_fpr()
                 .map(|fpr| (row.bits_per_key(), fpr));
             series.push(Series {
                 name: format!("{} in the tables", config.name),

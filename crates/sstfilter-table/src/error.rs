@@ -126,9 +126,9 @@ pub enum TableError {
     /// The file is shorter than the fixed footer, so it cannot be a table.
     TooShort {
         /// Minimum length of a table file.
-        need: u64,
+        expected: u64,
         /// Length of the file.
-        got: u64,
+        found: u64,
     },
     /// The file does not end with the table magic: not a table, or truncated.
     BadMagic {
@@ -137,10 +137,10 @@ pub enum TableError {
     },
     /// The footer names a format version this reader does not know (newer, or the reserved 0).
     UnsupportedVersion {
+        /// The newest version this reader understands (it reads `1..=expected`).
+        expected: u32,
         /// The version stored in the footer.
         found: u32,
-        /// The newest version this reader understands.
-        max: u32,
     },
     /// A block's CRC32 does not match its bytes.
     ChecksumMismatch {
@@ -224,16 +224,16 @@ impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TableError::Io(e) => write!(f, "table I/O error: {e}"),
-            TableError::TooShort { need, got } => write!(
+            TableError::TooShort { expected, found } => write!(
                 f,
-                "not a table: {got} bytes is shorter than the {need}-byte footer"
+                "not a table: {found} bytes is shorter than the {expected}-byte footer"
             ),
             TableError::BadMagic { found } => {
                 write!(f, "not a table: bad footer magic {found:02x?}")
             }
-            TableError::UnsupportedVersion { found, max } => write!(
+            TableError::UnsupportedVersion { found, expected } => write!(
                 f,
-                "unsupported table format version {found} (this reader supports 1..={max})"
+                "unsupported table format version {found} (this reader supports 1..={expected})"
             ),
             TableError::ChecksumMismatch {
                 block,

@@ -208,8 +208,8 @@ impl Footer {
     /// this reader read it?), checksum (is the footer intact?), then the handles.
     pub(crate) fn decode(tail: &[u8], file_len: u64) -> TableResult<Footer> {
         let too_short = |need: usize| TableError::TooShort {
-            need: need as u64,
-            got: file_len,
+            expected: need as u64,
+            found: file_len,
         };
         let footer_at = tail
             .len()
@@ -226,7 +226,7 @@ impl Footer {
         if version == 0 || version > TABLE_FORMAT_VERSION {
             return Err(TableError::UnsupportedVersion {
                 found: version,
-                max: TABLE_FORMAT_VERSION,
+                expected: TABLE_FORMAT_VERSION,
             });
         }
         let extension = if version == 2 {
@@ -386,7 +386,7 @@ mod tests {
             b[44..48].copy_from_slice(&version.to_le_bytes());
             assert!(matches!(
                 Footer::decode(&b, FILE_LEN),
-                Err(TableError::UnsupportedVersion { found, max: 2 }) if found == version
+                Err(TableError::UnsupportedVersion { found, expected: 2 }) if found == version
             ));
         }
 

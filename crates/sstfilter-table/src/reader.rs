@@ -120,8 +120,8 @@ impl<R: ReadAt> Table<R> {
         let tail_len = file_len.min((FOOTER_EXTENSION_LEN + FOOTER_LEN) as u64);
         if tail_len < FOOTER_LEN as u64 {
             return Err(TableError::TooShort {
-                need: FOOTER_LEN as u64,
-                got: file_len,
+                expected: FOOTER_LEN as u64,
+                found: file_len,
             });
         }
         let mut tail = [0u8; FOOTER_EXTENSION_LEN + FOOTER_LEN];
@@ -640,7 +640,7 @@ fn load_range_filter<R: ReadAt>(
         return Err(TableError::Filter(Error::BadParams {
             kind: Some(range.kind()),
             field: "kind (a range filter block holds a Range filter)",
-            value: u64::from(range.kind().tag()),
+            found: u64::from(range.kind().tag()),
         }));
     }
     if range.num_keys() > num_entries || (range.num_keys() == 0) != (num_entries == 0) {

@@ -85,11 +85,14 @@ impl TableStats {
         self.filter_negatives
     }
 
-    /// False positives per filter check: the measured false-positive rate when every lookup was for a key the
-    /// table does not hold. `None` before any filter check.
+    /// The false-positive rate the filter showed: "may contain" answers for keys the table does not hold, over
+    /// all lookups of keys it does not hold (those the filter answered "absent" and its false positives), the
+    /// formula of [`FilterCounts::observed_fpr`](sstfilter::FilterCounts::observed_fpr). `None` before any such
+    /// lookup.
     #[must_use]
-    pub fn false_positive_rate(&self) -> Option<f64> {
-        (self.filter_checks > 0).then(|| self.false_positives as f64 / self.filter_checks as f64)
+    pub fn observed_fpr(&self) -> Option<f64> {
+        let negatives = self.filter_negatives + self.false_positives;
+        (negatives > 0).then(|| self.false_positives as f64 / negatives as f64)
     }
 }
 
@@ -115,7 +118,7 @@ mod tests {
 
         let delta = after - before;
         assert_eq!(delta.lookups, 1);
-        assert_eq!(delta.false_positive_rate(), Some(1.0));
+        assert_eq!(delta.observed_fpr(), Some(1.0));
         assert_eq!((before - after).lookups, 0, "saturates");
 
         let mut total = TableStats::default();
@@ -123,6 +126,14 @@ mod tests {
         total += after;
         assert_eq!(total.filter_checks, 4);
         assert_eq!(total.reads_avoided(), 0);
-        assert_eq!(TableStats::default().false_positive_rate(), None);
+        assert_eq!(TableStats::default().observed_fpr(), None);
+        let half = TableStats {
+            filter_checks: 10,
+            filter_negatives: 3,
+            false_positives: 1,
+            ..TableStats::default()
+        };
+        // Present keys (the other 6 checks) do not count: 1 false positive among 4 absent keys.
+        assert_eq!(half.observed_fpr(), Some(0.25));
     }
 }

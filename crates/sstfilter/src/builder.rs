@@ -226,6 +226,12 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// Like [`finish`](Self::finish), but appends the block to `out` (for a table builder that assembles its
     /// file in one buffer). The block's checksum covers only the appended bytes.
     pub fn finish_into(self, out: &mut Vec<u8>) {
+        self.finish_block(out);
+    }
+
+    /// [`finish_into`](Self::finish_into), returning what a partition index records of the block: its key count
+    /// and the CRC32 in its trailer.
+    pub(crate) fn finish_block(self, out: &mut Vec<u8>) -> (u64, u32) {
         let plan = self.policy.plan(self.len).fitted(self.len);
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
@@ -240,7 +246,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             name: &p.name,
             whole_keys: p.whole_keys,
         });
-        Trailer::append(
+        let checksum = Trailer::append(
             out,
             start,
             params.kind(),
@@ -248,6 +254,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             self.len as u64,
             prefixes,
         );
+        (self.len as u64, checksum)
     }
 }
 
@@ -269,7 +276,7 @@ mod tests {
     fn memory_is_eight_bytes_per_key_plus_one_chunk() {
         let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
         for i in 0..100_000u64 {
-            b.add_hash(KeyHash(i));
+            b.add_hash(KeyHash::from_raw(i));
         }
         assert!(
             b.memory_bytes() <= 8 * 100_000 + 8 * CHUNK,

@@ -22,9 +22,9 @@ pub enum Error {
     /// The block is shorter than the fixed trailer, so it cannot be a filter block at all.
     TooShort {
         /// Minimum number of bytes a block needs.
-        need: usize,
+        expected: usize,
         /// Number of bytes that were given.
-        got: usize,
+        found: usize,
     },
     /// The trailer does not start with the magic bytes: not a filter block, or truncated or shifted.
     BadMagic {
@@ -33,10 +33,10 @@ pub enum Error {
     },
     /// The block was written with a format version this reader does not know (newer, or the reserved 0).
     UnsupportedVersion {
+        /// The newest version this reader understands (it reads `1..=expected`).
+        expected: u8,
         /// The version stored in the block.
         found: u8,
-        /// The newest version this reader understands.
-        max: u8,
     },
     /// The kind tag is reserved or belongs to a kind this reader does not know.
     UnknownKind(u8),
@@ -47,7 +47,7 @@ pub enum Error {
         /// Which field is invalid.
         field: &'static str,
         /// The value found in the block.
-        value: u64,
+        found: u64,
     },
     /// The payload length does not match what the kind parameters require.
     LengthMismatch {
@@ -96,23 +96,23 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::TooShort { need, got } => {
+            Error::TooShort { expected, found } => {
                 write!(
                     f,
-                    "filter block too short: need at least {need} bytes, got {got}"
+                    "filter block too short: need at least {expected} bytes, got {found}"
                 )
             }
             Error::BadMagic { found } => {
                 write!(f, "not a filter block: bad magic {found:02x?}")
             }
-            Error::UnsupportedVersion { found, max } => write!(
+            Error::UnsupportedVersion { found, expected } => write!(
                 f,
-                "unsupported filter block format version {found} (this reader supports 1..={max})"
+                "unsupported filter block format version {found} (this reader supports 1..={expected})"
             ),
             Error::UnknownKind(tag) => write!(f, "unknown filter kind tag {tag}"),
-            Error::BadParams { kind, field, value } => match kind {
-                Some(kind) => write!(f, "invalid {kind} parameter {field} = {value}"),
-                None => write!(f, "invalid filter block field {field} = {value}"),
+            Error::BadParams { kind, field, found } => match kind {
+                Some(kind) => write!(f, "invalid {kind} parameter {field} = {found}"),
+                None => write!(f, "invalid filter block field {field} = {found}"),
             },
             Error::LengthMismatch {
                 kind,
@@ -274,3 +274,30 @@ impl fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// `fpr` if it is a rate a filter can promise: strictly between 0 and 1.
+pub(crate) fn check_fpr(setting: &'static str, fpr: f64) -> Result<f64, UsageError> {
+    if fpr > 0.0 && fpr < 1.0 {
+        Ok(fpr)
+    } else {
+        Err(UsageError::setting(
+            setting,
+            "strictly between 0 and 1",
+            fpr,
+        ))
+    }
+}
+
+/// The value of a panicking constructor whose `try_` twin returned `value`: a refused configuration is a
+/// programming error (as documented on every such constructor), reported with the error's message at the caller.
+#[track_caller]
+pub(crate) fn configured<T>(value: Result<T, UsageError>) -> T {
+    #[expect(
+        clippy::panic,
+        reason = "documented: a bad configuration constant is a programming error"
+    )]
+    match value {
+        Ok(value) => value,
+        Err(error) => panic!("{error}"),
+    }
+}

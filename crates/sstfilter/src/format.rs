@@ -20,7 +20,7 @@
 
 use crate::error::{Error, Result, UsageError};
 use crate::le::LeReader;
-use crate::tag::FilterKind;
+use crate::tag::{FilterKind, PARTITION_INDEX_TAG};
 
 /// Magic bytes that open the trailer.
 pub(crate) const MAGIC: [u8; 4] = *b"SSTF";
@@ -90,10 +90,6 @@ const fn trailer_len() -> usize {
         + 4 // CRC32 of everything before it
 }
 
-/// The tag of a partition index block (FORMAT.md, section 8): not a filter kind, so that a filter reader rejects
-/// an index ([`Error::PartitionIndex`]) and an index reader rejects a filter.
-pub(crate) const PARTITION_INDEX_TAG: u8 = 16;
-
 /// The first format version that has partition index blocks.
 const PARTITION_INDEX_SINCE: u8 = 2;
 
@@ -155,7 +151,7 @@ impl Trailer<PartitionIndexTag> {
             return Err(Error::BadParams {
                 kind: None,
                 field: "flags",
-                value: u64::from(trailer.flags),
+                found: u64::from(trailer.flags),
             });
         }
         Ok((payload_len, trailer))
@@ -187,8 +183,8 @@ fn decode_tagged<K>(
     kind_of: impl Fn(u8, u8) -> Result<K>,
 ) -> Result<(usize, Trailer<K>)> {
     let too_short = || Error::TooShort {
-        need: TRAILER_LEN,
-        got: block.len(),
+        expected: TRAILER_LEN,
+        found: block.len(),
     };
     let payload_len = block.len().checked_sub(TRAILER_LEN).ok_or_else(too_short)?;
     let (_, tail) = block.split_at(payload_len);
@@ -202,7 +198,7 @@ fn decode_tagged<K>(
     if version == 0 || version > FORMAT_VERSION {
         return Err(Error::UnsupportedVersion {
             found: version,
-            max: FORMAT_VERSION,
+            expected: FORMAT_VERSION,
         });
     }
     let tag = r.u8().ok_or_else(too_short)?;
@@ -219,7 +215,7 @@ fn decode_tagged<K>(
         return Err(Error::BadParams {
             kind: None,
             field: "flags",
-            value: u64::from(flags),
+            found: u64::from(flags),
         });
     }
     let (payload_len, prefix_name) = if flags & FLAG_PREFIXES == 0 {
@@ -247,7 +243,8 @@ fn decode_tagged<K>(
 impl Trailer {
     /// Appends the trailer to `out`, whose bytes from `start` on are the payload, and the CRC32 over the payload and
     /// trailer fields: version 1, or version 2 with the prefix section (appended first) if the block holds
-    /// `prefixes`. The one writer of trailers: the builder and the in-memory filters both come here.
+    /// `prefixes`; returns the CRC32. The one writer of trailers: the builder and the in-memory filters both come
+    /// here.
     pub(crate) fn append(
         out: &mut Vec<u8>,
         start: usize,
@@ -255,7 +252,7 @@ impl Trailer {
         params: [u8; PARAMS_LEN],
         num_keys: u64,
         prefixes: Option<Prefixes<'_>>,
-    ) {
+    ) -> u32 {
         let (version, flags) = match prefixes {
             None => (1u8, 0u16),
             Some(prefixes) => {
@@ -270,11 +267,12 @@ impl Trailer {
                 (2, FLAG_PREFIXES | only)
             }
         };
-        append_fields(out, start, version, kind.tag(), flags, params, num_keys);
+        append_fields(out, start, version, kind.tag(), flags, params, num_keys)
     }
 }
 
-/// Appends the trailer fields and the CRC32 over `out[start..]`: the one place that lays out a trailer.
+/// Appends the trailer fields and the CRC32 over `out[start..]`, and returns the CRC32: the one place that lays out
+/// a trailer.
 fn append_fields(
     out: &mut Vec<u8>,
     start: usize,
@@ -283,7 +281,7 @@ fn append_fields(
     flags: u16,
     params: [u8; PARAMS_LEN],
     num_keys: u64,
-) {
+) -> u32 {
     out.extend_from_slice(&MAGIC); // NOTE: magic first, so a shifted trailer fails fast.
     out.push(version);
     out.push(tag);
@@ -292,6 +290,7 @@ fn append_fields(
     out.extend_from_slice(&num_keys.to_le_bytes());
     let crc = crc32fast::hash(out.get(start..).unwrap_or_default());
     out.extend_from_slice(&crc.to_le_bytes()); // NOTE: the CRC covers payload and trailer fields.
+    crc
 }
 
 /// The first `payload_len` bytes of a block, as its decoded trailer measured them (empty if the block has since
@@ -307,7 +306,7 @@ fn prefix_section(block: &[u8], before_trailer: usize) -> Result<(usize, Option<
     let bad = |value: u64| Error::BadParams {
         kind: None,
         field: "prefix extractor name",
-        value,
+        found: value,
     };
     let len_at = before_trailer.checked_sub(2).ok_or(bad(0))?;
     let len_bytes = block.get(len_at..before_trailer).ok_or(bad(0))?;
@@ -375,7 +374,10 @@ mod tests {
     fn rejects_each_bad_field_with_its_variant() {
         assert_eq!(
             Trailer::decode(&[0; 35]),
-            Err(Error::TooShort { need: 36, got: 35 })
+            Err(Error::TooShort {
+                expected: 36,
+                found: 35
+            })
         );
         let good = sample_block();
         let at = good.len() - TRAILER_LEN;
@@ -394,7 +396,7 @@ mod tests {
                 Trailer::decode(&b),
                 Err(Error::UnsupportedVersion {
                     found: version,
-                    max: FORMAT_VERSION
+                    expected: FORMAT_VERSION
                 })
             );
         }
@@ -412,7 +414,7 @@ mod tests {
             Err(Error::BadParams {
                 kind: None,
                 field: "flags",
-                value: 256
+                found: 256
             })
         );
     }
@@ -468,7 +470,7 @@ mod tests {
         let flags_error = |flags: u16| Error::BadParams {
             kind: None,
             field: "flags",
-            value: u64::from(flags),
+            found: u64::from(flags),
         };
         // Version 1 allows no flag; version 2 its two, the second only with the first.
         let mut v1 = sample_block();
@@ -494,7 +496,7 @@ mod tests {
         let name_error = |value: u64| Error::BadParams {
             kind: None,
             field: "prefix extractor name",
-            value,
+            found: value,
         };
         let len_at = v2.len() - TRAILER_LEN - 2;
         for (len, want) in [(200u16, 200u64), (256, 256), (0xFFFF, 0xFFFF)] {

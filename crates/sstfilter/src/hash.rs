@@ -10,11 +10,20 @@ use xxhash_rust::xxh3::xxh3_64;
 ///
 /// A newtype so that a caller can hash a key once and query every table of every level with the same value
 /// ([`FilterBlock::may_contain_hash`](crate::FilterBlock::may_contain_hash)), and so that a raw `u64` that is not
-/// a key hash cannot be passed by accident.
+/// a key hash cannot be passed by accident: [`key_hash`] makes one from a key, and
+/// [`from_raw`](Self::from_raw) from a value that was one (kept, sent over the wire) and says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KeyHash(pub u64);
+pub struct KeyHash(u64);
 
 impl KeyHash {
+    /// A hash that [`key_hash`] computed and the caller kept as a raw `u64` (stored beside a key, sent to another
+    /// process). A value that is not `key_hash` of the key asked about can make a filter hide that key.
+    #[must_use]
+    #[inline]
+    pub const fn from_raw(raw: u64) -> Self {
+        KeyHash(raw)
+    }
+
     /// The raw 64-bit value.
     #[must_use]
     #[inline]

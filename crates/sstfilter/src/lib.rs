@@ -69,7 +69,9 @@
 // `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust.
 #![deny(unsafe_code)]
 #![warn(unreachable_pub)]
-// The decoding paths must not be able to panic on untrusted bytes; exceptions carry a reason.
+// The decoding paths must not be able to panic on untrusted bytes. Each exception is one
+// `#[expect(lint, reason = "...")]` at the item it covers (an `allow` only where the lint fires in some builds and
+// not others, with its reason too).
 #![cfg_attr(
     not(test),
     deny(
@@ -81,6 +83,7 @@
 )]
 
 mod aligned;
+mod answer;
 mod builder;
 mod error;
 mod format;
@@ -94,37 +97,38 @@ mod partitioned;
 mod policy;
 mod prefetch;
 mod prefix;
-mod range;
 mod reader;
 pub mod sizing;
 mod stats;
 mod tag;
 
 pub use aligned::AlignedBlock;
+pub use answer::{PrefixAnswer, RangeAnswer, Unfiltered};
 pub use builder::FilterBlockBuilder;
 pub use error::{Error, Result, UsageError};
 pub use format::{FORMAT_VERSION, MAX_PREFIX_NAME_LEN, STORE_POLICY_NAME, TRAILER_LEN};
 pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::blocked_bloom::BlockedBloomParams;
+pub use kind::blocked_bloom::policy::BlockedBloomPolicy;
 pub use kind::range::RangeParams;
+pub use kind::range::builder::RangeFilterBuilder;
+pub use kind::range::policy::RangePolicy;
+pub use kind::ribbon::policy::RibbonPolicy;
 pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
+pub use kind::standard_bloom::policy::StandardBloomPolicy;
 pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub use partitioned::{
     DEFAULT_PARTITION_BYTES, Loaded, MAX_PARTITION_BYTES, Partition, PartitionAnswer,
     PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder,
     Partitions, VerifiedPartition,
 };
-pub use policy::{
-    BlockedBloomPolicy, FilterPlan, FilterPolicy, MAX_BITS_PER_KEY, RangePolicy, RibbonPolicy,
-    StandardBloomPolicy,
-};
+pub use policy::{FilterPlan, FilterPolicy, MAX_BITS_PER_KEY};
 pub use prefix::{
-    CappedPrefix, DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, PrefixProbe,
-    Unfiltered, check_prefix_extractor,
+    CappedPrefix, DelimitedPrefix, FixedPrefix, PrefixExtractor, PrefixProbe,
+    check_prefix_extractor,
 };
-pub use range::{RangeAnswer, RangeFilterBuilder};
 pub use reader::FilterBlock;
 pub use stats::{FilterCounts, FilterStats};
 pub use tag::FilterKind;

@@ -1,6 +1,6 @@
 //! Software prefetch: asks the CPU to start fetching a cache line into L1 without waiting for it.
 //!
-//! **The one module of the crate allowed `unsafe`** (issue 13): a prefetch instruction cannot fault and does not
+//! **The one module of the crate allowed `unsafe`**: a prefetch instruction cannot fault and does not
 //! change memory, but Rust exposes it only through `unsafe` intrinsics (`_mm_prefetch` on x86_64, inline assembly
 //! on aarch64) on stable. Every other module stays under `deny(unsafe_code)`.
 //!
@@ -23,7 +23,10 @@ pub(crate) fn prefetch(bytes: &[u8], at: usize) {
 fn prefetch_line(byte: &u8) {
     // SAFETY: `byte` is a valid reference, so its address is mapped; and a prefetch is a hint that cannot fault
     // or write even for an unmapped address. SSE, which provides PREFETCHT0, is part of the x86_64 baseline.
-    #[allow(unsafe_code)]
+    #[expect(
+        unsafe_code,
+        reason = "a prefetch instruction has no safe form on stable Rust"
+    )]
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
             core::ptr::from_ref(byte).cast::<i8>(),
@@ -36,7 +39,10 @@ fn prefetch_line(byte: &u8) {
 fn prefetch_line(byte: &u8) {
     // SAFETY: PRFM is a hint: it cannot fault, reads no register but its address operand, writes nothing, and
     // touches no flags or stack (`nostack`, `preserves_flags`, `readonly`).
-    #[allow(unsafe_code)]
+    #[expect(
+        unsafe_code,
+        reason = "a prefetch instruction has no safe form on stable Rust"
+    )]
     unsafe {
         core::arch::asm!(
             "prfm pldl1keep, [{address}]",

@@ -1,19 +1,15 @@
 //! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
 
+use crate::answer::{PrefixAnswer, RangeAnswer, Unfiltered};
 use crate::error::{Error, Result};
 use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
-use crate::kind::MAY_CONTAIN_ALL;
 use crate::kind::range::{self, Verdict};
+use crate::kind::{BATCH, KeyQuery, MAY_CONTAIN_ALL};
 use crate::kind::{KindParams, Queries, Query};
-use crate::prefix::{PrefixAnswer, PrefixExtractor, PrefixProbe, Unfiltered};
-use crate::range::RangeAnswer;
+use crate::prefix::{PrefixExtractor, PrefixProbe};
 use crate::tag::FilterKind;
 use core::ops::Bound;
-
-/// Keys hashed per step of [`FilterBlock::may_contain_batch`]: enough to keep many cache misses in flight, few
-/// enough to live on the stack.
-pub(crate) const BATCH: usize = 32;
 
 /// A filter block opened over its bytes, which it borrows or owns without copying: `&[u8]`, `Vec<u8>`,
 /// `bytes::Bytes`, a memory map — anything that is `AsRef<[u8]>`.
@@ -56,6 +52,8 @@ pub struct FilterBlock<B> {
     query: Query,
     /// The queries for whole keys: the kind's, or "may contain" for a block of prefixes only.
     key_queries: Queries,
+    /// The query by key of a kind that stores keys, not hashes (Range): whole-key questions go to it.
+    by_key: Option<KeyQuery>,
 }
 
 impl<B: AsRef<[u8]>> FilterBlock<B> {
@@ -80,12 +78,13 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         let (payload_len, trailer) = Trailer::decode(block)?;
         let params =
             KindParams::decode(trailer.kind, &trailer.params, payload_len, trailer.num_keys)?;
-        if matches!(params, KindParams::Range(_)) && trailer.flags != 0 {
-            // A Range filter holds projected keys, never prefix hashes (FORMAT.md 4.5).
+        let by_key = params.by_key();
+        if by_key.is_some() && trailer.flags != 0 {
+            // A kind that stores keys holds no prefix hashes (FORMAT.md 4.5).
             return Err(Error::BadParams {
                 kind: Some(trailer.kind),
                 field: "flags",
-                value: u64::from(trailer.flags),
+                found: u64::from(trailer.flags),
             });
         }
         let queries = params.queries();
@@ -101,6 +100,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             params,
             query: queries.single,
             key_queries,
+            by_key,
         })
     }
 
@@ -127,6 +127,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             params: self.params,
             query: self.query,
             key_queries: self.key_queries,
+            by_key: self.by_key,
         }
     }
 
@@ -136,10 +137,10 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     #[inline]
     #[must_use]
     pub fn may_contain(&self, key: &[u8]) -> bool {
-        if let KindParams::Range(p) = &self.params {
-            return range::may_contain_key(p, self.payload(), key);
+        match self.by_key {
+            Some(by_key) => by_key(&self.params, self.payload(), key),
+            None => self.may_contain_hash(key_hash(key)),
         }
-        self.may_contain_hash(key_hash(key))
     }
 
     /// Whether a key with this hash may have been added: `false` means it certainly was not. A
@@ -155,9 +156,10 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// Faster per key than single queries on filters larger than the CPU cache: the keys are hashed in groups
     /// and their cache lines fetched together. Answers for the first `min(keys.len(), results.len())` keys.
     pub fn may_contain_batch<K: AsRef<[u8]>>(&self, keys: &[K], results: &mut [bool]) {
-        if let KindParams::Range(_) = &self.params {
+        if let Some(by_key) = self.by_key {
+            let payload = self.payload();
             for (r, key) in results.iter_mut().zip(keys) {
-                *r = self.may_contain(key.as_ref());
+                *r = by_key(&self.params, payload, key.as_ref());
             }
             return;
         }
@@ -252,7 +254,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// ```
     #[must_use]
     pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
-        if crate::range::is_empty(lower, upper) {
+        if range::is_empty(lower, upper) {
             return RangeAnswer::Absent;
         }
         match &self.params {
@@ -262,7 +264,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
                 Verdict::MayContain => RangeAnswer::MayContain,
                 Verdict::TooWide => RangeAnswer::Unfiltered(Unfiltered::RangeTooWide),
             },
-            _ => match crate::range::single_key(lower, upper) {
+            _ => match range::single_key(lower, upper) {
                 Some(key) if self.holds_whole_keys() => {
                     if self.may_contain(key) {
                         RangeAnswer::MayContain

@@ -29,36 +29,36 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 ///
 /// The counters are striped: each thread adds to one of 8 cache-line-aligned copies, and
 /// [`counts`](Self::counts) sums them. Threads sharing one set of counters would move its cache line between
-/// cores on every lookup (measured: 31 instead of 8 ns a query on 2 threads; BENCHMARKS.md, "Filter statistics").
+/// cores on every lookup (BENCHMARKS.md, "Filter statistics").
 #[derive(Debug, Clone, Default)]
-pub struct FilterStats(Arc<[Shard; SHARDS]>);
+pub struct FilterStats(Arc<[Stripe; STRIPES]>);
 
 /// Copies of the counters, one per group of threads.
-const SHARDS: usize = 8;
+const STRIPES: usize = 8;
 
 /// One copy of the counters, alone in its cache lines (128 bytes: the adjacent-line prefetcher pairs lines).
 #[derive(Debug, Default)]
 #[repr(align(128))]
-struct Shard {
+struct Stripe {
     absent: AtomicU64,
     may_contain: AtomicU64,
     true_positives: AtomicU64,
     decode_errors: AtomicU64,
 }
 
-/// The shard of the calling thread: threads take shards in turn as they first count. (A `const` thread-local,
+/// The stripe of the calling thread: threads take stripes in turn as they first count. (A `const` thread-local,
 /// which needs no lazy-initialisation check on every access.)
 #[inline]
-fn shard_index() -> usize {
+fn stripe_index() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     thread_local! {
-        static SHARD: Cell<usize> = const { Cell::new(SHARDS) };
+        static STRIPE: Cell<usize> = const { Cell::new(STRIPES) };
     }
-    SHARD.with(|shard| {
-        let mut index = shard.get();
-        if index == SHARDS {
-            index = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
-            shard.set(index);
+    STRIPE.with(|stripe| {
+        let mut index = stripe.get();
+        if index == STRIPES {
+            index = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
+            stripe.set(index);
         }
         index
     })
@@ -73,43 +73,43 @@ impl FilterStats {
 
     /// This thread's copy of the counters.
     #[inline]
-    fn shard(&self) -> &Shard {
+    fn stripe(&self) -> &Stripe {
         let [first, ..] = &*self.0;
-        // `shard_index` is below SHARDS, so the fallback is never taken.
-        self.0.get(shard_index()).unwrap_or(first)
+        // `stripe_index` is below STRIPES, so the fallback is never taken.
+        self.0.get(stripe_index()).unwrap_or(first)
     }
 
     /// Records one answer of a filter: `may_contain` false is a read avoided.
     #[inline]
     pub fn record_answer(&self, may_contain: bool) {
-        let shard = self.shard();
+        let stripe = self.stripe();
         let counter = if may_contain {
-            &shard.may_contain
+            &stripe.may_contain
         } else {
-            &shard.absent
+            &stripe.absent
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records that the read after a "may contain" answer found the key.
     pub fn record_true_positive(&self) {
-        self.shard().true_positives.fetch_add(1, Ordering::Relaxed);
+        self.stripe().true_positives.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Records a filter that could not be used (it failed to open or verify) and was answered "may contain"
     /// without consulting it. Such answers are not counted by [`record_answer`](Self::record_answer).
     pub fn record_decode_error(&self) {
-        self.shard().decode_errors.fetch_add(1, Ordering::Relaxed);
+        self.stripe().decode_errors.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The counts so far. Each counter is read on its own (relaxed), so counts taken while lookups run may be a
     /// few lookups apart from each other.
     #[must_use]
     pub fn counts(&self) -> FilterCounts {
-        let sum = |counter: fn(&Shard) -> &AtomicU64| -> u64 {
+        let sum = |counter: fn(&Stripe) -> &AtomicU64| -> u64 {
             self.0
                 .iter()
-                .map(|shard| counter(shard).load(Ordering::Relaxed))
+                .map(|stripe| counter(stripe).load(Ordering::Relaxed))
                 .sum()
         };
         FilterCounts {
@@ -190,7 +190,7 @@ mod tests {
     fn counts_from_many_threads_add_up() {
         let stats = FilterStats::new();
         std::thread::scope(|scope| {
-            for t in 0..(2 * SHARDS as u64) {
+            for t in 0..(2 * STRIPES as u64) {
                 let stats = stats.clone();
                 scope.spawn(move || {
                     for i in 0..1000 {
@@ -204,7 +204,7 @@ mod tests {
             }
         });
         let counts = stats.counts();
-        let threads = 2 * SHARDS as u64;
+        let threads = 2 * STRIPES as u64;
         assert_eq!(counts.may_contain, 250 * threads);
         assert_eq!(counts.absent, 750 * threads);
         assert_eq!(counts.true_positives, threads * (threads - 1) / 2);

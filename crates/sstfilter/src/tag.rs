@@ -42,6 +42,10 @@ impl FilterKind {
     }
 }
 
+/// The tag of a partition index block (FORMAT.md, section 8): not a filter kind, so that a filter reader rejects
+/// an index ([`Error::PartitionIndex`](crate::Error::PartitionIndex)) and an index reader rejects a filter.
+pub(crate) const PARTITION_INDEX_TAG: u8 = 16;
+
 impl fmt::Display for FilterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

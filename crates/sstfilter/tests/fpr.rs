@@ -101,7 +101,7 @@ fn measured_fpr(bits_per_key: f64) -> Measured {
     const KEYS: usize = 1_000_000;
     let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(bits_per_key));
     for h in hashes(1, KEYS) {
-        builder.add_hash(KeyHash(h));
+        builder.add_hash(KeyHash::from_raw(h));
     }
     let block = builder.finish();
     let filter = FilterBlock::open(&block[..]).unwrap();
@@ -113,7 +113,7 @@ fn measured_fpr(bits_per_key: f64) -> Measured {
     // Enough absent keys for about 50,000 false positives, so the count's standard error is about 0.45 %.
     let absent = ((50_000.0 / theory) as usize).clamp(4_000_000, 64_000_000);
     let false_positives = hashes(2, absent)
-        .filter(|&h| filter.may_contain_hash(KeyHash(h)))
+        .filter(|&h| filter.may_contain_hash(KeyHash::from_raw(h)))
         .count();
     let (given_blocks_distinct, given_blocks_replacement) =
         rates_given_the_blocks(&block[..params.payload_len()], k);

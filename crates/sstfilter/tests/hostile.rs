@@ -91,7 +91,8 @@ fn read_everything(block: &[u8]) -> Result<(), Error> {
         );
         for i in 0..64u64 {
             let _ = filter.may_contain(&i.to_le_bytes());
-            let _ = filter.may_contain_hash(KeyHash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+            let _ =
+                filter.may_contain_hash(KeyHash::from_raw(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
         }
         let keys = [&b"a"[..], b"b", b"c"];
         let mut answers = [false; 3];
@@ -119,7 +120,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
             open_without_allocating(&with_field(&block, VERSION, &[version])),
             Err(Error::UnsupportedVersion {
                 found: version,
-                max: FORMAT_VERSION
+                expected: FORMAT_VERSION
             }),
         );
     }
@@ -139,7 +140,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
             Err(Error::BadParams {
                 kind: None,
                 field: "flags",
-                value: u64::from(flags)
+                found: u64::from(flags)
             }),
         );
     }
@@ -151,7 +152,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
             Err(Error::BadParams {
                 kind: Some(FilterKind::BlockedBloom),
                 field: "num_probes",
-                value: u64::from(probes)
+                found: u64::from(probes)
             }),
         );
     }
@@ -163,7 +164,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
             Err(Error::BadParams {
                 kind: Some(FilterKind::BlockedBloom),
                 field: "probe derivation",
-                value: u64::from(derivation)
+                found: u64::from(derivation)
             }),
         );
     }
@@ -188,7 +189,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
         open_without_allocating(&with_field(&block, KEYS, &0u64.to_le_bytes())),
         Err(Error::BadParams {
             field: "num_keys",
-            value: 0,
+            found: 0,
             ..
         })
     ));
@@ -234,8 +235,8 @@ fn hostile_trailers_are_rejected_without_allocating() {
         assert_eq!(
             open_without_allocating(&block[block.len() - len..]),
             Err(Error::TooShort {
-                need: TRAILER_LEN,
-                got: len
+                expected: TRAILER_LEN,
+                found: len
             })
         );
     }

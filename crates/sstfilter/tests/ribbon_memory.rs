@@ -38,7 +38,9 @@ fn construction_stays_within_its_estimate_and_under_a_byte_per_key() {
         };
         let mut builder = FilterBlockBuilder::new(policy);
         for i in 0..n {
-            builder.add_hash(KeyHash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i >> 7)));
+            builder.add_hash(KeyHash::from_raw(
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i >> 7),
+            ));
         }
         let held = builder.memory_bytes();
         let before = status_bytes("VmRSS:");

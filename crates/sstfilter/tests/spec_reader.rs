@@ -44,7 +44,7 @@ fn random_hashes(seed: u64, n: usize) -> Vec<u64> {
 fn build_hashes(policy: impl FilterPolicy, hashes: &[u64]) -> Vec<u8> {
     let mut builder = FilterBlockBuilder::new(policy);
     for &h in hashes {
-        builder.add_hash(KeyHash(h));
+        builder.add_hash(KeyHash::from_raw(h));
     }
     builder.finish()
 }
@@ -58,7 +58,7 @@ fn agree(what: &str, block: &[u8], present: &[u64], absent: &[u64]) -> usize {
     assert_eq!(ours.num_keys(), reference.num_keys, "{what}: key count");
     for &h in present {
         assert!(
-            ours.may_contain_hash(KeyHash(h)),
+            ours.may_contain_hash(KeyHash::from_raw(h)),
             "{what}: our reader lost {h:#x}"
         );
         assert!(
@@ -68,7 +68,7 @@ fn agree(what: &str, block: &[u8], present: &[u64], absent: &[u64]) -> usize {
     }
     let mut passed = 0;
     for &h in absent {
-        let answer = ours.may_contain_hash(KeyHash(h));
+        let answer = ours.may_contain_hash(KeyHash::from_raw(h));
         assert_eq!(
             answer,
             reference.may_contain_key_hash(h),
@@ -193,7 +193,9 @@ fn ribbon_every_column_count_and_layout_agrees_with_the_spec() {
                 agree(&what, &block, &sample, &absent);
                 // Every present key through the crate's reader (the spec reader saw a sample).
                 assert!(
-                    present.iter().all(|&h| filter.may_contain_hash(KeyHash(h))),
+                    present
+                        .iter()
+                        .all(|&h| filter.may_contain_hash(KeyHash::from_raw(h))),
                     "{what}"
                 );
             }
@@ -412,7 +414,7 @@ fn the_container_is_refused_and_accepted_alike() {
                 accepted += 1;
                 for &h in present.iter().chain(&absent) {
                     assert_eq!(
-                        ours.may_contain_hash(KeyHash(h)),
+                        ours.may_contain_hash(KeyHash::from_raw(h)),
                         reference.may_contain_key_hash(h)
                     );
                 }

@@ -74,6 +74,10 @@ macro_rules! select_probes {
     };
 }
 
+/// Keys hashed per step of the batched queries: enough to keep many cache misses in flight, few enough to live on
+/// the stack.
+pub(crate) const BATCH: usize = 32;
+
 pub(crate) mod blocked_bloom;
 pub(crate) mod range;
 pub(crate) mod ribbon;
@@ -90,11 +94,14 @@ pub(crate) type BatchQuery = fn(&KindParams, &[u8], &[u64], &mut [bool]);
 
 /// Starts fetching the cache lines a [`Query`] for `h` will read, without waiting for them. The batched paths call
 /// it for each key of a group as soon as the key is hashed, then answer the group with the [`BatchQuery`]: the
-/// fetches of all the keys overlap each other and the hashing of the next ones. (Prefetching in a separate pass
-/// after hashing the whole group was measured at 1.6× RocksDB's batched time on unaligned BlockedBloom blocks
-/// at 10^7 keys, against 0.8× this way; BENCHMARKS.md 4b.) A kind for which finding a key's lines is most of its
+/// fetches of all the keys overlap each other and the hashing of the next ones (a separate prefetch pass after
+/// hashing the group was twice as slow: BENCHMARKS.md 4b). A kind for which finding a key's lines is most of its
 /// query (Ribbon: shard, seed, equation) fetches in its [`BatchQuery`] instead, where it keeps what it found.
 pub(crate) type Prefetch = fn(&KindParams, &[u8], u64);
+
+/// A membership query by key, for a kind that stores keys rather than their hashes (Range): `query(params,
+/// payload, key)`. See [`KindParams::by_key`].
+pub(crate) type KeyQuery = fn(&KindParams, &[u8], &[u8]) -> bool;
 
 /// The queries of one kind with one probe (or column) count, chosen once when a block is opened.
 #[derive(Debug, Clone, Copy)]
@@ -163,7 +170,7 @@ pub(crate) fn check_reserved(kind: FilterKind, reserved: &[u8], first: usize) ->
         Some(pos) => Err(crate::Error::BadParams {
             kind: Some(kind),
             field: "reserved parameter byte",
-            value: (first + pos) as u64,
+            found: (first + pos) as u64,
         }),
     }
 }
@@ -220,6 +227,21 @@ impl KindParams {
     }
 
     /// The single and batched queries for these parameters (see [`Query`]).
+    /// The query by key of a kind that stores keys, not hashes (`None` for the hash kinds, which are asked by
+    /// hash). Such a kind answers every question by hash "may contain" ([`queries`](Self::queries)) and holds no
+    /// prefix hashes.
+    pub(crate) fn by_key(&self) -> Option<KeyQuery> {
+        match self {
+            KindParams::Range(_) => Some(|params, payload, key| match params {
+                KindParams::Range(p) => range::may_contain_key(p, payload, key),
+                _ => true,
+            }),
+            KindParams::BlockedBloom(_) | KindParams::Ribbon(_) | KindParams::StandardBloom(_) => {
+                None
+            }
+        }
+    }
+
     pub(crate) fn queries(&self) -> Queries {
         match self {
             KindParams::BlockedBloom(p) => blocked_bloom::queries(p),

@@ -23,7 +23,8 @@
 use super::bloom_bits::{self, BitPlacement, MAX_PROBES};
 use super::hash::leveldb_hash;
 use crate::error::UsageError;
-use crate::policy::{MAX_BITS_PER_KEY, configured};
+use crate::error::configured;
+use crate::policy::MAX_BITS_PER_KEY;
 
 /// The seed LevelDB's Bloom filter hashes keys with (`BloomHash` in `util/bloom.cc`).
 pub(crate) const BLOOM_SEED: u32 = 0xbc9f_1d34;
@@ -86,42 +87,12 @@ impl LevelDbBloomPolicy {
     pub const fn bits_per_key(&self) -> usize {
         self.bits_per_key
     }
-
-    /// The probe count this policy writes into its filters.
-    #[must_use]
-    pub const fn num_probes(&self) -> u8 {
-        self.num_probes
-    }
-
-    /// The filter for `keys`, byte for byte as LevelDB's `CreateFilter` writes it.
-    #[must_use]
-    pub fn create_filter(&self, keys: &[&[u8]]) -> Vec<u8> {
-        bloom_bits::filter_of(self, keys.iter().copied())
-    }
-
-    /// Length in bytes of the filter for `num_keys` keys (Bloom bits and the probe-count byte).
-    #[must_use]
-    pub fn filter_len(&self, num_keys: usize) -> usize {
-        bloom_bits::filter_len(self, num_keys)
-    }
-
-    /// Appends the filter of `keys` to `out`, as LevelDB's `CreateFilter(keys, n, dst)` appends to `dst`.
-    pub fn append_filter_of<'k, I>(&self, keys: I, out: &mut Vec<u8>)
-    where
-        I: IntoIterator<Item = &'k [u8]>,
-        I::IntoIter: ExactSizeIterator,
-    {
-        bloom_bits::append_filter(self, keys, out);
-    }
-
-    /// Whether `key` may be one of the keys `filter` was built from (LevelDB's `KeyMayMatch`). `false` means it
-    /// certainly is not. Any filter LevelDB or this policy wrote can be read, whatever bits/key it used; a
-    /// filter whose probe-count byte is reserved (> 30) or that is shorter than 2 bytes answers `true`.
-    #[must_use]
-    pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        bloom_bits::key_may_match::<Self>(key, filter)
-    }
 }
+
+bloom_bits::shared_methods!(
+    LevelDbBloomPolicy,
+    "The filter for `keys`, byte for byte as LevelDB's `CreateFilter` writes it."
+);
 
 /// The `num_probes` bit positions of `key` in a bit array of `num_bits > 0` bits: LevelDB's double hashing.
 /// The arithmetic on positions is 64-bit (LevelDB's `size_t`), so filters past 512 MiB index like LevelDB's.

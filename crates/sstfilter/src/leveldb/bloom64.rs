@@ -3,9 +3,10 @@
 
 use super::bloom_bits::{self, BitPlacement, MAX_PROBES};
 use crate::error::UsageError;
+use crate::error::configured;
 use crate::hash::key_hash;
 use crate::math::{fastrange64, splitmix64};
-use crate::policy::{check_bits_per_key, configured};
+use crate::policy::check_bits_per_key;
 use crate::sizing::rates::optimal_bloom_probes;
 
 /// A standard Bloom filter in LevelDB's filter bytes, built on [`key_hash`] (xxh3-64) instead of LevelDB's 32-bit
@@ -77,41 +78,12 @@ impl Bloom64Policy {
     pub const fn bits_per_key(&self) -> f64 {
         self.bits_per_key
     }
-
-    /// The probe count this policy writes into its filters.
-    #[must_use]
-    pub const fn num_probes(&self) -> u8 {
-        self.num_probes
-    }
-
-    /// The filter for `keys`.
-    #[must_use]
-    pub fn create_filter(&self, keys: &[&[u8]]) -> Vec<u8> {
-        bloom_bits::filter_of(self, keys.iter().copied())
-    }
-
-    /// Length in bytes of the filter for `num_keys` keys: the same as LevelDB's at the same bits per key.
-    #[must_use]
-    pub fn filter_len(&self, num_keys: usize) -> usize {
-        bloom_bits::filter_len(self, num_keys)
-    }
-
-    /// Appends the filter of `keys` to `out` (which may already hold other filters).
-    pub fn append_filter_of<'k, I>(&self, keys: I, out: &mut Vec<u8>)
-    where
-        I: IntoIterator<Item = &'k [u8]>,
-        I::IntoIter: ExactSizeIterator,
-    {
-        bloom_bits::append_filter(self, keys, out);
-    }
-
-    /// Whether `key` may be one of the keys `filter` was built from; `false` means it certainly is not. Needs
-    /// nothing but the filter, which carries its own probe count, so any bits per key can be read.
-    #[must_use]
-    pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        bloom_bits::key_may_match::<Self>(key, filter)
-    }
 }
+
+bloom_bits::shared_methods!(
+    Bloom64Policy,
+    "The filter for `keys`, the size LevelDB's would have at the same bits per key."
+);
 
 impl BitPlacement for Bloom64Policy {
     fn probe_count(&self) -> u8 {
@@ -126,7 +98,7 @@ impl BitPlacement for Bloom64Policy {
 
     /// The first `num_probes` outputs of splitmix64 seeded with the key's hash, each mapped onto the bits.
     fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64> {
-        let h = key_hash(key).0;
+        let h = key_hash(key).get();
         (1..=u64::from(num_probes)).map(move |i| fastrange64(splitmix64(h, i), num_bits))
     }
 }
@@ -205,7 +177,7 @@ mod tests {
         fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64> {
             StandardBloomParams::new(num_bits, u32::from(num_probes))
                 .expect("a valid test shape")
-                .probes(key_hash(key).0)
+                .probes(key_hash(key).get())
         }
     }
 

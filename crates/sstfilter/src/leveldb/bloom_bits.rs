@@ -25,6 +25,52 @@ pub(crate) trait BitPlacement {
     fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64>;
 }
 
+/// The methods both policies offer, forwarding to this module: written once. `$create_doc` documents
+/// `create_filter`, the one whose promise differs (LevelDB's bytes, or LevelDB's size).
+macro_rules! shared_methods {
+    ($policy:ty, $create_doc:literal) => {
+        impl $policy {
+            /// The probe count this policy writes into its filters.
+            #[must_use]
+            pub const fn num_probes(&self) -> u8 {
+                self.num_probes
+            }
+
+            #[doc = $create_doc]
+            #[must_use]
+            pub fn create_filter(&self, keys: &[&[u8]]) -> Vec<u8> {
+                bloom_bits::filter_of(self, keys.iter().copied())
+            }
+
+            /// Length in bytes of the filter for `num_keys` keys (Bloom bits and the probe-count byte).
+            #[must_use]
+            pub fn filter_len(&self, num_keys: usize) -> usize {
+                bloom_bits::filter_len(self, num_keys)
+            }
+
+            /// Appends the filter of `keys` to `out` (which may already hold other filters), as LevelDB's
+            /// `CreateFilter(keys, n, dst)` appends to `dst`.
+            pub fn append_filter_of<'k, I>(&self, keys: I, out: &mut Vec<u8>)
+            where
+                I: IntoIterator<Item = &'k [u8]>,
+                I::IntoIter: ExactSizeIterator,
+            {
+                bloom_bits::append_filter(self, keys, out);
+            }
+
+            /// Whether `key` may be one of the keys `filter` was built from (LevelDB's `KeyMayMatch`); `false`
+            /// means it certainly is not. The filter carries its own probe count, so a filter of any bits per key
+            /// can be read; one whose probe-count byte is reserved (0, or above 30) or that is shorter than 2
+            /// bytes answers `true`.
+            #[must_use]
+            pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+                bloom_bits::key_may_match::<Self>(key, filter)
+            }
+        }
+    };
+}
+pub(crate) use shared_methods;
+
 /// Bytes of Bloom bits for `num_keys` keys.
 fn bit_array_len<L: BitPlacement>(policy: &L, num_keys: usize) -> usize {
     let bits = policy.wanted_bits(num_keys).max(MIN_BITS);

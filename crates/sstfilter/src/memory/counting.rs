@@ -2,10 +2,10 @@
 //! can be removed.
 
 use crate::error::UsageError;
+use crate::error::configured;
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::standard_bloom::StandardBloomParams;
 use crate::memory::{BloomFilter, params_for_rate, params_for_size};
-use crate::policy::configured;
 use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
 
 /// Counters per 64-bit word.

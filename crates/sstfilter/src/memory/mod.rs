@@ -34,8 +34,8 @@ pub use scalable::ScalableBloomFilter;
 pub use standard::BloomFilter;
 
 use crate::error::UsageError;
+use crate::error::check_fpr;
 use crate::kind::standard_bloom::StandardBloomParams;
-use crate::policy::check_fpr;
 use crate::sizing::rates::{optimal_bloom_bits, optimal_bloom_probes};
 
 /// The parameters of a filter for `expected_items` items at false-positive rate `fpr`, as Guava sizes

@@ -4,9 +4,9 @@
 use core::mem;
 
 use crate::error::UsageError;
+use crate::error::{check_fpr, configured};
 use crate::hash::{KeyHash, key_hash};
 use crate::memory::BloomFilter;
-use crate::policy::{check_fpr, configured};
 
 /// A Bloom filter for an unknown number of keys that keeps its false-positive rate under a target however many
 /// keys it takes.

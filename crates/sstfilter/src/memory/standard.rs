@@ -1,13 +1,13 @@
 //! The standard in-memory Bloom filter, and its serialisation as a StandardBloom block.
 
 use crate::error::UsageError;
+use crate::error::configured;
 use crate::error::{Error, Result};
 use crate::format::{TRAILER_LEN, Trailer};
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::KindParams;
 use crate::kind::standard_bloom::StandardBloomParams;
 use crate::memory::{params_for_rate, params_for_size};
-use crate::policy::configured;
 use crate::reader::FilterBlock;
 use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
 use crate::tag::FilterKind;

@@ -162,11 +162,8 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
             &mut self.current,
             FilterBlockBuilder::new(self.policy.clone()),
         );
-        let block = builder.finish();
-        // The builder just wrote this trailer, so it decodes.
-        let (num_keys, checksum) = Trailer::decode(&block)
-            .map(|(_, t)| (t.num_keys, t.checksum))
-            .unwrap_or_default();
+        let mut block = Vec::new();
+        let (num_keys, checksum) = builder.finish_block(&mut block);
         self.separators.extend_from_slice(separator);
         let sep_end = u32::try_from(self.separators.len()).unwrap_or_else(|_| {
             self.separators_overflow = true;

@@ -104,7 +104,7 @@ impl Layout {
         let bad = |field: &'static str, value: u64| Error::BadParams {
             kind: None,
             field,
-            value,
+            found: value,
         };
         let expected = partitions
             .checked_mul(ENTRY_LEN as u64)

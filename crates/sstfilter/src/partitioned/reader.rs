@@ -300,7 +300,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
             return Err(Error::BadParams {
                 kind: Some(filter.kind()),
                 field: "partition without whole-key hashes",
-                value: partition.position as u64,
+                found: partition.position as u64,
             });
         }
         check_identity(partition, &filter)?;

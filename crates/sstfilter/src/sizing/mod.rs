@@ -1,22 +1,23 @@
 //! Filter sizing: from a target false-positive rate to bits, from bits to a rate, and a memory budget split
 //! across the levels of an LSM tree.
 //!
-//! It is the one home of sizing arithmetic: the rate formulas (private module `rates`, which the kinds use for
-//! their expected rates), their single inversion ([`FilterModel::bits_per_key_for`], which the Ribbon policy
-//! also uses for its fallback), and the models of what the built-in policies build, applied to whole filters
-//! and trees for capacity planning (`sstfilter calc`) and for policies that size per level.
+//! It is the one home of sizing arithmetic: the rate formulas and their single inversion (private module `rates`,
+//! a leaf the kinds and their policies use: for their expected rates, and the Ribbon policy for its fallback), and
+//! the models of what the built-in policies build ([`FilterModel`], which reads the kinds' tuning: probe tables,
+//! Ribbon's overheads), applied to whole filters and trees for capacity planning (`sstfilter calc`) and for
+//! policies that size per level.
 
 pub(crate) mod rates;
 
 pub use rates::bits_per_key_bound;
 
+use crate::kind::blocked_bloom::policy::probes_for_bits_per_key;
 use crate::kind::blocked_bloom::{BLOCK_BITS, BlockedBloomParams};
-use crate::policy::probes_for_bits_per_key;
-use crate::policy::ribbon::{large_filter_bits_per_key, large_filter_fpr};
+use crate::kind::ribbon::policy::{large_filter_bits_per_key, large_filter_fpr};
 use rates::{blocked_bloom_fpr, optimal_bloom_probes, standard_bloom_fpr};
 
 /// Largest bits/key the sizing searches consider. Every model reaches rates far below 1e-15 before it.
-const MAX_BITS_PER_KEY: f64 = 1024.0;
+const SEARCH_MAX_BITS_PER_KEY: f64 = 1024.0;
 
 /// A filter design whose false-positive rate is a function of its bits per key (for large key counts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,27 +119,16 @@ impl FilterModel {
     /// The fewest bits per key at which [`fpr`](Self::fpr) is at most `target`; `None` unless `0 < target < 1`
     /// and the model reaches it within 1024 bits/key.
     ///
-    /// A bisection that keeps `fpr(high) <= target`, so the answer always meets the target even where the
-    /// rate is not strictly monotonic (BlockedBloom's probe count changes in steps).
+    /// The answer always meets the target, even where the rate is not strictly monotonic (BlockedBloom's probe
+    /// count changes in steps).
     #[must_use]
     pub fn bits_per_key_for(self, target: f64) -> Option<f64> {
-        if !(target > 0.0 && target < 1.0) || self.fpr(MAX_BITS_PER_KEY) > target {
-            return None;
-        }
-        let (mut low, mut high) = (0.0, MAX_BITS_PER_KEY);
-        if self.fpr(self.min_bits_per_key()) <= target {
-            return Some(self.min_bits_per_key());
-        }
-        // 64 halvings take the bracket below f64 resolution at these magnitudes.
-        for _ in 0..64 {
-            let mid = 0.5 * (low + high);
-            if self.fpr(mid) <= target {
-                high = mid;
-            } else {
-                low = mid;
-            }
-        }
-        Some(high)
+        rates::bits_for_rate(
+            |bits| self.fpr(bits),
+            self.min_bits_per_key(),
+            SEARCH_MAX_BITS_PER_KEY,
+            target,
+        )
     }
 
     /// Sizes a filter for `keys` keys and a target false-positive rate: bits, probes and the rate they give
@@ -604,7 +594,7 @@ mod tests {
         );
     }
 
-    /// The report of issue 18: 512 MiB over 7 levels of 10^6 keys. Uniform stops at the cap; Monkey at the cap or
+    /// A budget far past what filters can use: 512 MiB over 7 levels of 10^6 keys. Uniform stops at the cap; Monkey at the cap or
     /// where the model's rate stops falling (Ribbon's 32 columns), with the same rate as the cap.
     #[test]
     fn a_budget_beyond_the_cap_reaches_the_floor_and_matches_uniform() {

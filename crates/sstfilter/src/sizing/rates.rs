@@ -140,6 +140,35 @@ pub(crate) fn ribbon_columns_for_fpr(fpr: f64, max_columns: u32) -> (u32, f64) {
     (r as u32, if r >= max { 1.0 } else { lower })
 }
 
+/// The fewest bits per key in `min..=max` at which `rate` is at most `target`; `None` unless `0 < target < 1` and
+/// `rate(max)` reaches it. The one inversion of the rate formulas: a bisection that keeps `rate(high) <= target`,
+/// so the answer always meets the target even where a rate is not strictly monotonic (BlockedBloom's probe count
+/// changes in steps).
+pub(crate) fn bits_for_rate(
+    rate: impl Fn(f64) -> f64,
+    min: f64,
+    max: f64,
+    target: f64,
+) -> Option<f64> {
+    if !(target > 0.0 && target < 1.0) || rate(max) > target {
+        return None;
+    }
+    if rate(min) <= target {
+        return Some(min);
+    }
+    let (mut low, mut high) = (min, max);
+    // 64 halvings take the bracket below f64 resolution at these magnitudes.
+    for _ in 0..64 {
+        let mid = 0.5 * (low + high);
+        if rate(mid) <= target {
+            high = mid;
+        } else {
+            low = mid;
+        }
+    }
+    Some(high)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,9 @@
 //!
 //! The byte layout is FORMAT.md section 4.5.
 
+pub(crate) mod builder;
 pub(crate) mod elias_fano;
+pub(crate) mod policy;
 pub(crate) mod projection;
 
 use core::ops::Bound;
@@ -213,7 +215,7 @@ impl RangeParams {
         let bad = |field, value| Error::BadParams {
             kind: Some(FilterKind::Range),
             field,
-            value,
+            found: value,
         };
         let mut r = LeReader::new(params);
         let range_log2 = r.u8().unwrap_or_default();
@@ -417,8 +419,10 @@ pub(crate) fn build(
 ) -> (RangeParams, u64) {
     let (Some(first), Some(last)) = (values.first(), values.last()) else {
         let empty = RangeParams::new(range_log2.min(MAX_RANGE_LOG2), 0, 0, 0, 0);
-        #[allow(clippy::expect_used)]
-        // NOTE: an empty filter's parameters are valid for any clamped range_log2.
+        #[expect(
+            clippy::expect_used,
+            reason = "an empty filter's parameters are valid for any clamped range_log2"
+        )]
         return (empty.expect("valid empty parameters"), 0);
     };
     let mut codes: Vec<u64> = values
@@ -428,10 +432,12 @@ pub(crate) fn build(
     codes.sort_unstable();
     codes.dedup();
     let n = codes.len() as u64;
-    #[allow(clippy::expect_used)]
-    // NOTE: cannot fail under the documented preconditions (1 ≤ n ≤ values.len() ≤ universe, 2^range_log2 ≤
-    // universe, a short prefix, at most MAX_POSITIONS positions), which the one caller, the builder, establishes;
-    // writing an empty filter instead would lose every key.
+    #[expect(
+        clippy::expect_used,
+        reason = "cannot fail under the documented preconditions (1 ≤ n ≤ values.len() ≤ universe, \
+                  2^range_log2 ≤ universe, a short prefix, at most MAX_POSITIONS positions), which the one \
+                  caller, the builder, establishes; writing an empty filter instead would lose every key"
+    )]
     let params = RangeParams::new(
         range_log2,
         universe,
@@ -458,6 +464,26 @@ pub(crate) fn build(
     }
     out.extend_from_slice(chosen.prefix);
     (params, n)
+}
+
+/// Whether no byte string lies between `lower` and `upper` for certain (lower above upper, or equal with one of
+/// them excluded). Other empty ranges (`(a, a\0)`, both excluded) are not detected: the filter answers them.
+pub(crate) fn is_empty(lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
+    match (lower, upper) {
+        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
+            a >= b
+        }
+        _ => false,
+    }
+}
+
+/// The one key of a range `[a, a]`, which a point filter can answer.
+pub(crate) fn single_key<'a>(lower: Bound<&'a [u8]>, upper: Bound<&'a [u8]>) -> Option<&'a [u8]> {
+    match (lower, upper) {
+        (Bound::Included(a), Bound::Included(b)) if a == b => Some(a),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

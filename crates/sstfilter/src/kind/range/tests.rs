@@ -1,8 +1,10 @@
 //! The Range kind against the key set it was built from: exhaustively on small universes of strings, and its
 //! false-positive rate against the bound `n · ℓ / r` on large sets of integers.
 
-// Integer keys are written big-endian, so that they sort as integers.
-#![allow(clippy::big_endian_bytes)]
+#![expect(
+    clippy::big_endian_bytes,
+    reason = "integer keys are written big-endian, so that they sort as integers"
+)]
 
 use core::ops::Bound::{self, Excluded, Included, Unbounded};
 
@@ -316,7 +318,7 @@ fn decode_rejects_every_inconsistent_field() {
         with(5, 1),
         Err(Error::BadParams {
             field: "reserved parameter byte",
-            value: 5,
+            found: 5,
             ..
         })
     ));
@@ -442,4 +444,19 @@ fn codes_follow_the_formula_and_keep_distances_inside_a_run() {
             }
         }
     }
+}
+
+#[test]
+fn empty_ranges_are_the_ones_no_string_can_be_in() {
+    let (a, b): (&[u8], &[u8]) = (b"a", b"b");
+    assert!(is_empty(Included(b), Included(a)));
+    assert!(!is_empty(Included(a), Included(a)));
+    assert!(is_empty(Included(a), Excluded(a)));
+    assert!(is_empty(Excluded(a), Included(a)));
+    assert!(is_empty(Excluded(b), Excluded(a)));
+    assert!(!is_empty(Excluded(a), Excluded(b)));
+    assert!(!is_empty(Unbounded, Excluded(a)));
+    assert!(!is_empty(Included(b), Unbounded));
+    assert_eq!(single_key(Included(a), Included(a)), Some(a));
+    assert_eq!(single_key(Included(a), Excluded(a)), None);
 }

@@ -91,10 +91,8 @@ impl Banding {
     /// XOR, trailing-zero count and add that the next step waits for.
     ///
     /// The cursors share one stream of rows rather than a half each: a shard's steps are not spread evenly over
-    /// its rows, so with halves one cursor ran out early and the other took 43–69 % of all steps alone in nine
-    /// of ten random shards of 8,130 and 8,192 keys. Sharing keeps both busy to the last row and builds 13 %
-    /// faster at 10^6 keys. Three or four cursors sharing the stream are slower (52 and 57 ns per key against
-    /// 49 in a loop of builds): each cursor's row holds four registers.
+    /// its rows, so with halves one cursor ran out early and the other did most of the steps alone. Three or four
+    /// cursors are slower: each cursor's row holds four registers. (BENCHMARKS.md 4b, "Builds, stop 24".)
     pub(crate) fn add_all(
         &mut self,
         rows: impl Iterator<Item = (usize, u128, u32)>,
@@ -153,9 +151,8 @@ impl Banding {
     }
 }
 
-/// A band's three arrays cut to one length, so that the one bounds check of a step's slot covers all three
-/// (a step is about thirty instructions; in a loop of builds like `build_loop`, 50.1 → 48.2 ns per key at 10^6
-/// keys, 3 × 3 builds).
+/// A band's three arrays cut to one length, so that the one bounds check of a step's slot covers all three: a step
+/// is about thirty instructions, and two more checks were a measurable part of them.
 struct Slots<'a> {
     lows: &'a mut [u64],
     highs: &'a mut [u64],

@@ -294,7 +294,7 @@ mod tests {
         scratch.band.add_all(rows).is_ok()
     }
 
-    /// The measurement behind `config::OVERHEAD_TABLE` and BENCHMARKS.md's slot-overhead tables: for shards of
+    /// The measurement behind `policy::OVERHEAD_TABLE` and BENCHMARKS.md's slot-overhead tables: for shards of
     /// `n` keys at each slot overhead, the share of seeds that solve the shard, the elimination steps per key
     /// of a successful seed, and the steps per key including failed seeds (the construction cost), for 128-bit
     /// rows (as built) and 64-bit rows (the alternative). Keys are random 64-bit hashes; each cell is 100 to

@@ -25,14 +25,14 @@ mod banding;
 mod build;
 mod directory;
 mod plan;
+pub(crate) mod policy;
 mod row;
 mod solution;
 
-use super::{BatchQuery, KindParams, PREFETCH_NOTHING, Queries, Query, check_reserved};
+use super::{BATCH, BatchQuery, KindParams, PREFETCH_NOTHING, Queries, Query, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
-use crate::reader::BATCH;
 use crate::tag::FilterKind;
 pub(crate) use build::build;
 pub(crate) use directory::len as directory_len;
@@ -145,7 +145,7 @@ impl RibbonParams {
         let bad = |field: &'static str, value: u64| Error::BadParams {
             kind: Some(FilterKind::Ribbon),
             field,
-            value,
+            found: value,
         };
         let mut r = LeReader::new(params);
         let (lower, reserved) = (r.u8(), r.array::<3>());
@@ -237,9 +237,7 @@ pub(crate) fn may_contain_batch(
 ///
 /// The kind fetches here rather than in a [`Prefetch`](super::Prefetch) called as each key is hashed (what
 /// BlockedBloom does), because finding a key's lines takes most of the work of its query: a prefetch of its own
-/// located every key twice. Measured in the same runs against that (`crates/side-by-side`, BENCHMARKS.md 4b):
-/// batched misses 0.84× → 0.69× RocksDB's time at 10^6 keys, 0.78× → 0.64× at 10^7 (7 runs, filters in the L3
-/// cache) and 0.34× → 0.29× at 10^8 (3 runs, in memory).
+/// located every key twice (BENCHMARKS.md 4b has the batches measured both ways).
 fn query_batch<const M: usize>(
     params: &KindParams,
     block: &[u8],

@@ -12,8 +12,9 @@ use super::solution::Shape;
 pub(crate) const MAX_SEEDS: u8 = 16;
 
 /// A shard may hold this many times the mean keys per shard before construction gives up on the key set (it
-/// would mean a broken hash: a shard's key count is binomial, and at 8 Ki keys 1.5× the mean is 45 standard
-/// deviations out). It bounds the per-shard scratch memory.
+/// would mean a broken hash: a shard's key count is binomial, and at
+/// [`SHARD_TARGET_KEYS`](super::policy::SHARD_TARGET_KEYS) keys 1.5× the mean is dozens of standard deviations
+/// out). It bounds the per-shard scratch memory.
 const MAX_SHARD_LOAD: f64 = 1.5;
 
 /// Bytes of construction scratch per slot of the largest shard: a 16-byte pivot row and 4 bytes of result.
@@ -163,7 +164,7 @@ impl RibbonPlan {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::ribbon::plan_for;
+    use super::super::policy::plan_for;
 
     #[test]
     fn build_memory_is_about_eight_bytes_per_key_plus_one_band() {

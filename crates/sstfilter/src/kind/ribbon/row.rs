@@ -8,7 +8,8 @@ pub(crate) const COEFF_BITS: u64 = 128;
 /// "Smash" (as RocksDB calls it): starts are drawn from a range `2 · SMASH` positions wider than the shard's
 /// valid starts and clamped into it, which puts a little more load on the first and last positions. Without it
 /// the edges of every shard are under-used (no row can start before the first slot, and the last slots only
-/// receive rows from the final `COEFF_BITS` starts); 48 measured best among 16–96 for shards of 0.5–8 Ki keys.
+/// receive rows from the final `COEFF_BITS` starts). 48 measured best for shards up to
+/// [`SHARD_TARGET_KEYS`](super::policy::SHARD_TARGET_KEYS) keys (BENCHMARKS.md, "Ribbon").
 pub(crate) const SMASH: u64 = 48;
 
 /// Odd multipliers. `MIX` is the 64-bit golden ratio (2^64 / φ); the others are the splitmix64 and

@@ -90,10 +90,8 @@ impl Shape {
 }
 
 /// Parity of the bits of `v`, as 0 or 1, for the query: without the `popcnt` instruction LLVM lowers
-/// `count_ones() & 1` to two xor-folds and the parity flag (`setnp`), eight instructions and no multiplication.
-/// Against [`parity_by_multiply`] in the query (7 interleaved runs beside RocksDB's Standard128Ribbon,
-/// `crates/side-by-side`, BENCHMARKS.md 4b): misses 0.69× → 0.61× RocksDB's time at 10^6 keys, batched misses
-/// 1.06× → 0.85× at 10^6 and 0.96× → 0.77× at 10^7.
+/// `count_ones() & 1` to two xor-folds and the parity flag (`setnp`), eight instructions and no multiplication,
+/// which the query's independent columns run faster than [`parity_by_multiply`] (BENCHMARKS.md 4b).
 #[inline(always)]
 fn parity(v: u64) -> u64 {
     u64::from(v.count_ones() & 1)
@@ -102,9 +100,8 @@ fn parity(v: u64) -> u64 {
 /// Parity of the bits of `v`, as 0 or 1, for back-substitution. Two xor-shifts leave each nibble's parity in its
 /// lowest bit; one multiplication by `0x1111…` sums those 16 bits into the top nibble (no carry crosses a nibble
 /// below it, as each partial sum is at most 15), whose lowest bit is the parity. Back-substitution carries each
-/// slot's bits into the next slot's window, so it waits on this chain; [`parity`] there made builds slower
-/// (0.47× → 0.51× RocksDB's time at 10^7 keys in the same 7 runs, with no more stack traffic in the loop), here
-/// the query's independent columns take the shorter instruction count.
+/// slot's bits into the next slot's window, so it waits on this chain, which the multiplication keeps shorter:
+/// [`parity`] there made builds slower (BENCHMARKS.md 4b).
 #[inline(always)]
 fn parity_by_multiply(v: u64) -> u64 {
     const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;

@@ -5,12 +5,12 @@
 use proptest::prelude::*;
 
 use super::build::{Unbuildable, build};
+use super::policy::{SHARD_TARGET_KEYS, plan_for};
 use super::solution::{BLOCK_SLOTS, MAX_COLUMNS, Shape};
 use super::*;
 use crate::kind::KindParams;
 use crate::kind::blocked_bloom::BlockedBloomParams;
 use crate::policy::FilterPlan;
-use crate::policy::ribbon::{SHARD_TARGET_KEYS, plan_for};
 
 fn hashes(n: usize, salt: u64) -> Vec<u64> {
     (0..n as u64)

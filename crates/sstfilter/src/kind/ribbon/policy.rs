@@ -1,12 +1,12 @@
 //! [`RibbonPolicy`]: Ribbon filters at a target false-positive rate, with BlockedBloom where Ribbon does not pay;
 //! and how a Ribbon filter is planned for a key count (shards, slots, columns), which `sstfilter calc` models.
 
-use super::blocked_bloom::params_for;
-use super::{FilterPlan, FilterPolicy, check_bits_per_key, check_fpr, configured};
-use crate::error::UsageError;
-use crate::kind::ribbon::{BLOCK_SLOTS, COEFF_BITS, MAX_COLUMNS, RibbonPlan, Shape, directory_len};
-use crate::sizing::FilterModel;
-use crate::sizing::rates::{ribbon_columns_for_fpr, ribbon_fpr};
+use super::{BLOCK_SLOTS, COEFF_BITS, MAX_COLUMNS, RibbonPlan, Shape, directory_len};
+use crate::error::{UsageError, check_fpr, configured};
+use crate::kind::blocked_bloom::policy::params_for;
+use crate::kind::blocked_bloom::policy::rate_at as blocked_bloom_rate;
+use crate::policy::{FilterPlan, FilterPolicy, check_bits_per_key};
+use crate::sizing::rates::{bits_for_rate, ribbon_columns_for_fpr, ribbon_fpr};
 
 /// The most bits per key a BlockedBloom fallback is given when the policy was configured by false-positive rate:
 /// far beyond any useful setting, and it keeps the inversion of BlockedBloom's rate bounded.
@@ -68,7 +68,7 @@ impl RibbonPolicy {
     pub fn try_new(bloom_equivalent_bits_per_key: f64) -> Result<Self, UsageError> {
         const SETTING: &str = "RibbonPolicy bloom_equivalent_bits_per_key";
         let bits = check_bits_per_key(SETTING, bloom_equivalent_bits_per_key)?;
-        let fpr = FilterModel::BlockedBloom.fpr(bits);
+        let fpr = blocked_bloom_rate(bits);
         if fpr < Self::MIN_FPR {
             return Err(UsageError::setting(
                 SETTING,
@@ -183,11 +183,8 @@ impl FilterPolicy for RibbonPolicy {
 
 /// The bits per key at which BlockedBloom's rate is `fpr`, within `1.0..=MAX_FALLBACK_BITS_PER_KEY`.
 fn blocked_bloom_bits_for(fpr: f64) -> f64 {
-    FilterModel::BlockedBloom
-        .bits_per_key_for(fpr)
-        .map_or(MAX_FALLBACK_BITS_PER_KEY, |bits| {
-            bits.clamp(1.0, MAX_FALLBACK_BITS_PER_KEY)
-        })
+    bits_for_rate(blocked_bloom_rate, 1.0, MAX_FALLBACK_BITS_PER_KEY, fpr)
+        .unwrap_or(MAX_FALLBACK_BITS_PER_KEY)
 }
 
 /// Keys per shard the writer aims for. Shards are independent Ribbon systems: small ones need little slot
@@ -197,11 +194,11 @@ pub(crate) const SHARD_TARGET_KEYS: u64 = 8192;
 
 /// Slot overhead (slots / keys − 1) by keys per shard, chosen from the measured success rate per seed
 /// (`cargo test --release -p sstfilter --lib -- --ignored ribbon_overhead_table --nocapture`; the table is in BENCHMARKS.md,
-/// "Ribbon"): about 92 % at the 4–8 Ki keys of a sharded filter, where a failed seed costs one shard, and at
-/// least 96 % for the single shard of a small filter, where it costs the whole construction. Lower overheads
-/// cost elimination steps much faster than they save space (8 Ki keys: 1.5 % → 19 steps per key, 1 % → 25,
-/// 0.5 % → 38). Between rows the overhead is interpolated in log2(keys); below 128 keys a shard has its minimum
-/// of 128 slots anyway.
+/// "Ribbon"): a high success rate per seed for the shards of a sharded filter, where a failed seed costs one
+/// shard, and a higher one for the single shard of a small filter, where it costs the whole construction. Lower
+/// overheads cost elimination steps much faster than they save space. Between rows the overhead is interpolated
+/// in log2(keys); below 128 keys a shard has its minimum of 128 slots anyway. The last row is the shard size the
+/// writer aims for.
 const OVERHEAD_TABLE: [(f64, f64); 7] = [
     (128.0, 0.05),
     (256.0, 0.02),
@@ -209,7 +206,7 @@ const OVERHEAD_TABLE: [(f64, f64); 7] = [
     (1024.0, 0.005),
     (2048.0, 0.005),
     (4096.0, 0.01),
-    (8192.0, 0.015),
+    (SHARD_TARGET_KEYS as f64, 0.015),
 ];
 
 /// The slot overhead the writer uses for shards of `keys_per_shard` keys.
@@ -350,7 +347,7 @@ mod tests {
         // refused rather than built at a rate above the promise.
         let tiny = RibbonPolicy::with_fpr(RibbonPolicy::MIN_FPR).fallback_bits_per_key();
         assert!(tiny < MAX_FALLBACK_BITS_PER_KEY, "{tiny}");
-        assert!(FilterModel::BlockedBloom.fpr(tiny) <= RibbonPolicy::MIN_FPR * 1.001);
+        assert!(blocked_bloom_rate(tiny) <= RibbonPolicy::MIN_FPR * 1.001);
         assert!(RibbonPolicy::try_with_fpr(1e-300).is_err());
     }
 

@@ -21,6 +21,8 @@
 //! Bits are addressed byte-wise (bit `p` of a block is bit `p % 8` of byte `p / 8`), so the layout is
 //! independent of the host's endianness.
 
+pub(crate) mod policy;
+
 use super::{
     BatchQuery, CONTAINS_NOTHING, KindParams, MAY_CONTAIN_ALL, Queries, Query, check_reserved,
 };
@@ -74,7 +76,7 @@ impl BlockedBloomParams {
             return Err(Error::BadParams {
                 kind: Some(FilterKind::BlockedBloom),
                 field: "num_probes",
-                value: u64::from(num_probes),
+                found: u64::from(num_probes),
             });
         }
         Ok(BlockedBloomParams {
@@ -149,7 +151,7 @@ impl BlockedBloomParams {
             return Err(Error::BadParams {
                 kind: Some(FilterKind::BlockedBloom),
                 field: "probe derivation",
-                value: u64::from(*derivation),
+                found: u64::from(*derivation),
             });
         }
         check_reserved(FilterKind::BlockedBloom, reserved, 2)?;
@@ -164,7 +166,7 @@ impl BlockedBloomParams {
             u32::try_from(payload_len / BLOCK_BYTES).map_err(|_| Error::BadParams {
                 kind: Some(FilterKind::BlockedBloom),
                 field: "num_blocks",
-                value: (payload_len / BLOCK_BYTES) as u64,
+                found: (payload_len / BLOCK_BYTES) as u64,
             })?;
         // An empty payload answers "absent" for every key, so it is only valid for an empty key set; a non-empty
         // payload with no keys is just as inconsistent.
@@ -172,7 +174,7 @@ impl BlockedBloomParams {
             return Err(Error::BadParams {
                 kind: Some(FilterKind::BlockedBloom),
                 field: "num_keys",
-                value: num_keys,
+                found: num_keys,
             });
         }
         BlockedBloomParams::new(num_blocks, *num_probes)
@@ -317,14 +319,9 @@ fn draw(h: u64, j: usize) -> usize {
 }
 
 /// Sets bit `pos` of a line in its 64-bit little-endian word: the format's bit `pos % 8` of byte `pos / 8`, as
-/// [`bit_at`] reads it. The word's mask comes from [`BIT_IN_WORD`] rather than a shift: the build's loop is
-/// bound mostly by its arithmetic (in a loop of its own at 10^7 keys, hashes ordered so that each run of keys
-/// stays in L1 set their bits in 3.65 ns a key against 4.1 in the builder's order, whose regions are in L2, and
-/// plain stores without the read took 3.2), and a shift needs its count in one particular register and a
-/// constant 1 to shift, where the table takes one load. With the hashes walked as slices (`build`), builds went 0.78× →
-/// 0.74× RocksDB's time at 10^7 keys (7 interleaved runs, `crates/side-by-side`). In a build loop at 10^7 keys,
-/// `finish` took 4.75 ns per key before, 4.6 with the slices alone and 4.25 with the table too (the table alone
-/// changed nothing measurable).
+/// [`bit_at`] reads it. The word's mask comes from [`BIT_IN_WORD`] rather than a shift: the build's loop is bound
+/// mostly by its arithmetic, and a shift needs its count in one particular register and a constant 1 to shift,
+/// where the table takes one load (BENCHMARKS.md 4b, "Builds, stop 24").
 #[inline(always)]
 fn set_bit(block: &mut [u8; BLOCK_BYTES], pos: usize) {
     if let (Some(word), Some(bit)) = (
@@ -336,7 +333,7 @@ fn set_bit(block: &mut [u8; BLOCK_BYTES], pos: usize) {
 }
 
 /// `1 << i` at index `i`: the mask of bit `i` of a 64-bit word, for [`set_bit`].
-#[allow(
+#[expect(
     clippy::indexing_slicing,
     reason = "evaluated at compile time: an index out of range fails the build"
 )]
@@ -361,12 +358,10 @@ fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
 /// "absent" at once), then the second half. A key that is not in the filter finds a clear bit among the first
 /// three of six draws nine times in ten (each bit is set with probability about 0.46 at 10 bits/key), so on a
 /// miss the CPU runs half the probe instructions and goes on to the next query sooner, with more of the queries'
-/// cache misses in flight at once; the branch is predictable in a stream of mostly misses or mostly hits. Measured
-/// with `crates/side-by-side` (7 and 9 interleaved runs, median ratios to RocksDB's FastLocalBloom): at 10^7 keys,
-/// misses 1.21× → 0.95× and hits 1.08× → 0.78×; at 10^6, misses 0.63× → 0.55×. A branch after every draw, as in
-/// RocksDB, was faster still on misses at 10^7 (0.81×) but slower at 10^6 (0.84×), where the line comes from the
-/// L3 cache and the mispredicted branches cost more than they overlap. The batched query keeps [`probe_line`]: its
-/// lines are in L1 by then, and a branch could only mispredict.
+/// cache misses in flight at once; the branch is predictable in a stream of mostly misses or mostly hits. A
+/// branch after every draw, as in RocksDB, lost where the line comes from the L3 cache: the mispredicted branches
+/// cost more than they overlap (BENCHMARKS.md 4b). The batched query keeps [`probe_line`]: its lines are in L1 by
+/// then, and a branch could only mispredict.
 #[inline(always)]
 fn probe_line_halves<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
     let half = K.div_ceil(2);
@@ -385,8 +380,7 @@ fn draws_set(line: &[u8; BLOCK_BYTES], h: u64, draws: core::ops::Range<usize>) -
 
 /// Bit `pos` of a line as 0 or 1. Bit `pos % 64` of the little-endian word `pos / 64` is bit `pos % 8` of byte
 /// `pos / 8` (the format's byte addressing), read a word at a time: a 64-bit shift needs no mask on its count
-/// (x86 takes it modulo 64), a byte's would (modulo 8), one instruction a probe. Measured in the same runs (7 at
-/// 10^7, 9 at 10^6, `crates/side-by-side`): misses 0.92× → 0.90× and 0.54× → 0.50× RocksDB's time.
+/// (x86 takes it modulo 64), a byte's would (modulo 8): one instruction less a probe.
 #[inline(always)]
 fn bit_at(line: &[u8; BLOCK_BYTES], pos: usize) -> u8 {
     line.as_chunks::<8>().0.get(pos >> 6).map_or(1, |word| {
@@ -505,7 +499,7 @@ mod tests {
                 Err(Error::BadParams {
                     kind: Some(FilterKind::BlockedBloom),
                     field: "probe derivation",
-                    value: u64::from(derivation),
+                    found: u64::from(derivation),
                 })
             );
         }

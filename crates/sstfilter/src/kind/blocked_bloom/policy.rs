@@ -1,9 +1,10 @@
 //! [`BlockedBloomPolicy`]: blocked Bloom filters at a fixed number of bits per key, with the probe count from a
 //! measured table.
 
-use super::{FilterPlan, FilterPolicy, check_bits_per_key, configured};
-use crate::error::UsageError;
-use crate::kind::blocked_bloom::{BLOCK_BITS, BlockedBloomParams};
+use super::{BLOCK_BITS, BlockedBloomParams};
+use crate::error::{UsageError, configured};
+use crate::policy::{FilterPlan, FilterPolicy, check_bits_per_key};
+use crate::sizing::rates::blocked_bloom_fpr;
 
 /// Builds cache-local blocked Bloom filters ([`FilterKind::BlockedBloom`](crate::FilterKind::BlockedBloom)) at a
 /// fixed number of bits per key.
@@ -95,6 +96,16 @@ const PROBE_TABLE: [(f64, u8); 24] = [
     (76.5, 23),
     (89.5, 24),
 ];
+
+/// The false-positive rate of a large filter of this policy at `bits_per_key` (at least 1): the blocked rate with
+/// the probe count of [`PROBE_TABLE`].
+pub(crate) fn rate_at(bits_per_key: f64) -> f64 {
+    blocked_bloom_fpr(
+        bits_per_key,
+        u32::from(probes_for_bits_per_key(bits_per_key)),
+        BLOCK_BITS,
+    )
+}
 
 /// The probe count the policy uses at a bits/key setting, from [`PROBE_TABLE`]: for example 6 at 10 bits/key.
 /// Settings from 89.5 bits/key use 24.

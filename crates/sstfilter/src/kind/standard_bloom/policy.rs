@@ -1,8 +1,8 @@
 //! [`StandardBloomPolicy`]: classic Bloom filters at a fixed number of bits per key, with the optimal probe count.
 
-use super::{FilterPlan, FilterPolicy, check_bits_per_key, configured};
-use crate::error::UsageError;
-use crate::kind::standard_bloom::{MAX_WORDS, StandardBloomParams};
+use super::{MAX_WORDS, StandardBloomParams};
+use crate::error::{UsageError, configured};
+use crate::policy::{FilterPlan, FilterPolicy, check_bits_per_key};
 use crate::sizing::rates::optimal_bloom_probes;
 
 /// Builds classic Bloom filters ([`FilterKind::StandardBloom`](crate::FilterKind::StandardBloom)) at a fixed

@@ -1,9 +1,8 @@
 //! The Range filter's policy: the range length and false-positive rate a writer sizes for.
 
-use super::configured;
-use crate::error::UsageError;
-use crate::kind::range::MAX_RANGE_LOG2;
-use crate::kind::range::elias_fano::Layout;
+use super::MAX_RANGE_LOG2;
+use super::elias_fano::Layout;
+use crate::error::{UsageError, configured};
 
 /// Sizes [`FilterKind::Range`](crate::FilterKind::Range) filters, built by
 /// [`RangeFilterBuilder`](crate::RangeFilterBuilder): the longest range that keeps the stated rate, `L` (in

@@ -1,11 +1,11 @@
 //! The Range filter's builder: takes a table's keys in sorted order, finds their common prefix as it goes, and
 //! projects each key once (FORMAT.md 4.5).
 
+use super::policy::RangePolicy;
+use super::projection::{self, MAX_POSITIONS};
+use super::{self as range, Chosen};
 use crate::error::UsageError;
 use crate::format::{TRAILER_LEN, Trailer};
-use crate::kind::range::projection::{self, MAX_POSITIONS};
-use crate::kind::range::{self, Chosen};
-use crate::policy::RangePolicy;
 use crate::tag::FilterKind;
 
 /// Builds a Range filter block from a table's keys, given in sorted order (FORMAT.md 4.5).
@@ -17,6 +17,29 @@ use crate::tag::FilterKind;
 /// key for the order check. The common prefix can only shrink as sorted keys arrive; a key's bytes are taken after
 /// the prefix known when it arrives, and shifted once at the end if the prefix shrank after it (the bytes in
 /// between are the first key's, which every later key shares).
+///
+/// ```
+/// use std::ops::Bound::{Excluded, Included, Unbounded};
+/// use sstfilter::{FilterBlock, RangeAnswer, RangeFilterBuilder, RangePolicy};
+///
+/// // Order ids as 8 big-endian bytes after a table prefix: the projection keeps them as integers.
+/// let key = |id: u64| [&b"orders/"[..], &id.to_be_bytes()].concat();
+/// // Ranges of up to 2^16 ids, at most 1 % false positives for an empty one.
+/// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1 << 16, 0.01));
+/// for id in (0..1000).map(|i| i * 1000) {
+///     builder.add_key(&key(id))?; // sorted, as a table's keys are
+/// }
+/// let filter = FilterBlock::open(builder.finish())?;
+/// let scan = |lo: u64, hi: u64| filter.may_contain_range(Included(&key(lo)), Excluded(&key(hi)));
+/// assert!(scan(41_000, 41_001).may_contain()); // holds order 41000
+/// assert!(filter.may_contain(&key(41_000))); // point questions too
+/// // Past the last key: absent for certain.
+/// assert_eq!(filter.may_contain_range(Included(&key(999_001)), Unbounded), RangeAnswer::Absent);
+/// // Empty short ranges: absent but for about 1 % of them.
+/// let false_positives = (0..999).filter(|i| scan(i * 1000 + 1, i * 1000 + 1000).may_contain()).count();
+/// assert!(false_positives < 40);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RangeFilterBuilder {
     policy: RangePolicy,

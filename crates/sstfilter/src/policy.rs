@@ -1,24 +1,14 @@
-//! Writer-side policies: which filter kind and parameters to build for a given number of keys.
+//! Writer-side policies: the [`FilterPolicy`] trait, which decides the filter kind and parameters to build for a
+//! given number of keys, and the [`FilterPlan`] it returns.
 //!
 //! A policy is consulted once, at [`FilterBlockBuilder::finish`](crate::FilterBlockBuilder::finish), with the real
 //! number of distinct key hashes, so filters are sized from what the table holds, never from an estimate. The
-//! reader never sees the policy: the kind and parameters are stored in the block. Everything a writer decides
-//! lives here (probe tables, Ribbon's shards, slots and columns, when Ribbon falls back to BlockedBloom); the
-//! kinds only build what they are given.
-
-mod blocked_bloom;
-mod range;
-pub(crate) mod ribbon;
-mod standard_bloom;
+//! reader never sees the policy: the kind and parameters are stored in the block. The built-in policies live with
+//! their kinds (`kind/<kind>/policy.rs`: probe tables, Ribbon's shards, slots and columns, when Ribbon falls back
+//! to BlockedBloom); this module holds what they share.
 
 use std::rc::Rc;
 use std::sync::Arc;
-
-pub use blocked_bloom::BlockedBloomPolicy;
-pub(crate) use blocked_bloom::probes_for_bits_per_key;
-pub use range::RangePolicy;
-pub use ribbon::RibbonPolicy;
-pub use standard_bloom::StandardBloomPolicy;
 
 use crate::error::UsageError;
 use crate::format::TRAILER_LEN;
@@ -187,36 +177,10 @@ pub(crate) fn check_bits_per_key(
     }
 }
 
-/// `fpr` if it is a rate a filter can promise: strictly between 0 and 1.
-pub(crate) fn check_fpr(setting: &'static str, fpr: f64) -> Result<f64, UsageError> {
-    if fpr > 0.0 && fpr < 1.0 {
-        Ok(fpr)
-    } else {
-        Err(UsageError::setting(
-            setting,
-            "strictly between 0 and 1",
-            fpr,
-        ))
-    }
-}
-
-/// The value of a panicking constructor whose `try_` twin returned `value`: a refused configuration is a
-/// programming error (as documented on every such constructor), reported with the error's message at the caller.
-#[track_caller]
-pub(crate) fn configured<T>(value: Result<T, UsageError>) -> T {
-    #[expect(
-        clippy::panic,
-        reason = "documented: a bad configuration constant is a programming error"
-    )]
-    match value {
-        Ok(value) => value,
-        Err(error) => panic!("{error}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::BlockedBloomPolicy;
 
     #[test]
     fn policies_work_through_smart_pointers() {

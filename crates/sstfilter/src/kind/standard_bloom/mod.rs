@@ -14,6 +14,8 @@
 //! Bit `p` is bit `p % 8` of payload byte `p / 8`, which is also bit `p % 64` of little-endian 64-bit word
 //! `p / 64`: the in-memory filter keeps `u64` words and serialises them with `to_le_bytes`.
 
+pub(crate) mod policy;
+
 use super::{KindParams, Queries, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
@@ -59,7 +61,7 @@ impl StandardBloomParams {
         let bad = |field, value| Error::BadParams {
             kind: Some(FilterKind::StandardBloom),
             field,
-            value,
+            found: value,
         };
         let params = Self::checked(num_bits, num_probes)?;
         if num_bits.div_ceil(64) > MAX_WORDS {
@@ -74,7 +76,7 @@ impl StandardBloomParams {
         let bad = |field, value| Error::BadParams {
             kind: Some(FilterKind::StandardBloom),
             field,
-            value,
+            found: value,
         };
         if num_bits == 0 || num_bits.div_ceil(64) > FORMAT_MAX_WORDS {
             return Err(bad("num_bits", num_bits));
@@ -312,7 +314,7 @@ mod tests {
             StandardBloomParams::decode(&reserved, 128),
             Err(Error::BadParams {
                 field: "reserved parameter byte",
-                value: 7,
+                found: 7,
                 ..
             })
         ));
@@ -368,9 +370,9 @@ mod tests {
             StandardBloomParams::decode(&params(u64::MAX - 62), 128),
             Err(Error::BadParams {
                 field: "num_bits",
-                value,
+                found,
                 ..
-            }) if value == u64::MAX - 62
+            }) if found == u64::MAX - 62
         ));
     }
 
