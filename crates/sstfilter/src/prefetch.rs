@@ -21,12 +21,12 @@ pub(crate) fn prefetch(bytes: &[u8], at: usize) {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn prefetch_line(byte: &u8) {
-    // SAFETY: `byte` is a valid reference, so its address is mapped; and a prefetch is a hint that cannot fault
-    // or write even for an unmapped address. SSE, which provides PREFETCHT0, is part of the x86_64 baseline.
     #[expect(
         unsafe_code,
         reason = "a prefetch instruction has no safe form on stable Rust"
     )]
+    // SAFETY: `byte` is a valid reference, so its address is mapped; and a prefetch is a hint that cannot fault
+    // or write even for an unmapped address. SSE, which provides PREFETCHT0, is part of the x86_64 baseline.
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
             core::ptr::from_ref(byte).cast::<i8>(),
@@ -37,12 +37,12 @@ fn prefetch_line(byte: &u8) {
 #[cfg(target_arch = "aarch64")]
 #[inline(always)]
 fn prefetch_line(byte: &u8) {
-    // SAFETY: PRFM is a hint: it cannot fault, reads no register but its address operand, writes nothing, and
-    // touches no flags or stack (`nostack`, `preserves_flags`, `readonly`).
     #[expect(
         unsafe_code,
         reason = "a prefetch instruction has no safe form on stable Rust"
     )]
+    // SAFETY: PRFM is a hint: it cannot fault, reads no register but its address operand, writes nothing, and
+    // touches no flags or stack (`nostack`, `preserves_flags`, `readonly`).
     unsafe {
         core::arch::asm!(
             "prfm pldl1keep, [{address}]",
