@@ -6,7 +6,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sstfilter::{FilterBlock, PartitionedFilter, PrefixAnswer, PrefixProbe};
+use sstfilter::{Answer, FilterBlock, PartitionedFilter, PrefixProbe};
 use sstfilter_fuzz::{ByOffset, Partitioning, Prefixes, Recipe};
 
 #[derive(Arbitrary, Debug)]
@@ -75,7 +75,7 @@ fuzz_target!(|input: Input| {
             for end in 0..=key.len().min(24) {
                 assert_ne!(
                     filter.may_contain_scan(extractor.as_ref(), &key[..end]),
-                    PrefixAnswer::Absent,
+                    Answer::Absent,
                     "scan {:?} lost key {key:?} with {:?} and {prefixes:?}",
                     &key[..end],
                     input.recipe

@@ -169,7 +169,9 @@ impl Partitioning {
                 builder.end_data_block();
             }
         }
-        let partitions = builder.finish();
+        // The table's last key ends its last data block.
+        builder.end_data_block();
+        let partitions = builder.finish().expect("data blocks ended");
         let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
         let index = partitions
             .index(&offsets)

@@ -279,7 +279,7 @@ impl Probes {
             FilterTarget::Range { .. } => None, // a point filter (SlateDbRangeFilterPolicy answers ranges)
         }?;
         match block.may_contain_prefix(&probe) {
-            sstfilter::PrefixAnswer::Unfiltered(_) => None,
+            sstfilter::Answer::Unfiltered(_) => None,
             answer => Some(answer.may_contain()),
         }
     }

@@ -11,8 +11,8 @@ use super::block::BlockBuilder;
 use super::error::{TableError, TableResult};
 use super::format::{BlockHandle, Footer, append_crc};
 use sstfilter::{
-    BlockedBloomPolicy, FilterBlockBuilder, FilterPolicy, PartitionCuts, PartitionedFilterBuilder,
-    PrefixExtractor, RangeFilterBuilder, RangePolicy,
+    BlockedBloomPolicy, FilterPolicy, PartitionCuts, PrefixExtractor, RangePolicy,
+    TableFilterBuilder, TableFilterOptions, TableFilterPart,
 };
 
 /// Default target size of a data block: 4 KiB, LevelDB's default and one page of most file systems.
@@ -26,7 +26,7 @@ pub const MAX_BLOCK_SIZE: usize = 1 << 30;
 pub const MAX_ENTRY_LEN: usize = 1 << 30;
 
 /// A filter policy shared between the options and every table built with them.
-pub type SharedFilterPolicy = Arc<dyn FilterPolicy + Send + Sync>;
+pub type SharedFilterPolicy = sstfilter::SharedPolicy;
 
 /// How tables are built: data block size and filter policy.
 ///
@@ -108,13 +108,11 @@ impl TableOptions {
         self
     }
 
-    /// Also stores the prefix `extractor` gives each key in the filter block, so that
-    /// [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix. With
-    /// `whole_keys` false, only prefixes are stored: smaller, but point lookups are no longer filtered.
-    ///
-    /// Prefixes need one filter block: a builder refuses options that also set
-    /// [`partitioned_filter`](Self::partitioned_filter) ([`TableError::ConflictingOptions`](crate::TableError)),
-    /// and one whose extractor's name is too long to record ([`TableError::Usage`](crate::TableError)).
+    /// Also stores the prefix `extractor` gives each key in the filter block (in each partition, with
+    /// [`partitioned_filter`](Self::partitioned_filter)), so that [`Table::scan_prefix`](crate::Table::scan_prefix)
+    /// skips tables that hold no key of a prefix. With `whole_keys` false, only prefixes are stored: smaller, and
+    /// point lookups ask the key's prefix ([`Table::get_with_extractor`](crate::Table::get_with_extractor)). A
+    /// builder refuses an extractor whose name is too long to record ([`TableError::Usage`](crate::TableError)).
     #[must_use]
     pub fn prefix_extractor(
         mut self,
@@ -127,8 +125,7 @@ impl TableOptions {
 
     /// Builds the filter in partitions of about `partition_bytes` each (FORMAT.md, sections 7.3 and 8), cut
     /// `cuts`, instead of one block: a reader keeps only the small partition index in memory and loads the
-    /// partitions lookups need through a [`PartitionCache`](crate::PartitionCache). Partitions hold whole keys
-    /// only: a builder refuses options that also set [`prefix_extractor`](Self::prefix_extractor).
+    /// partitions lookups need through a [`PartitionCache`](crate::PartitionCache).
     #[must_use]
     pub fn partitioned_filter(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
         self.partitions = Some((partition_bytes, cuts));
@@ -146,32 +143,23 @@ impl TableOptions {
         self
     }
 
-    /// The builder of a point filter with `policy`: partitioned, with prefixes, or one block.
-    fn point_filter(&self, policy: SharedFilterPolicy) -> TableResult<FilterBuilder> {
-        Ok(match (self.partitions, &self.prefixes) {
-            (Some(_), Some(_)) => {
-                return Err(TableError::ConflictingOptions {
-                    first: "prefix_extractor",
-                    second: "partitioned_filter",
-                });
-            }
-            (Some((bytes, cuts)), None) => FilterBuilder::Partitioned(
-                PartitionedFilterBuilder::new(policy)
-                    .with_partition_bytes(bytes)
-                    .with_cuts(cuts),
-            ),
-            (None, Some((extractor, whole_keys))) => FilterBuilder::Whole(
-                FilterBlockBuilder::new(policy).with_prefixes(extractor.clone(), *whole_keys)?,
-            ),
-            (None, None) => FilterBuilder::Whole(FilterBlockBuilder::new(policy)),
-        })
+    /// The table filter these options describe.
+    fn table_filter(&self) -> TableFilterOptions {
+        let mut options = TableFilterOptions::new();
+        if let Some(policy) = &self.filter {
+            options = options.shared_point(policy.clone());
+        }
+        if let Some((extractor, whole_keys)) = &self.prefixes {
+            options = options.prefixes(extractor.clone(), *whole_keys);
+        }
+        if let Some((bytes, cuts)) = self.partitions {
+            options = options.partitioned(bytes, cuts);
+        }
+        if let Some(range) = self.range {
+            options = options.range(range);
+        }
+        options
     }
-}
-
-/// The table's filter in the making: one block, or partitions.
-enum FilterBuilder {
-    Whole(FilterBlockBuilder<SharedFilterPolicy>),
-    Partitioned(PartitionedFilterBuilder<SharedFilterPolicy>),
 }
 
 /// What [`TableBuilder::finish`] wrote.
@@ -228,8 +216,7 @@ pub struct TableBuilder<W: Write> {
     block_size: usize,
     data: BlockBuilder,
     index: BlockBuilder,
-    filter: Option<FilterBuilder>,
-    range: Option<RangeFilterBuilder>,
+    filter: TableFilterBuilder,
     last_key: Vec<u8>,
     num_entries: u64,
     data_blocks: u64,
@@ -243,7 +230,7 @@ impl<W: Write> fmt::Debug for TableBuilder<W> {
             .field("offset", &self.offset)
             .field("num_entries", &self.num_entries)
             .field("data_blocks", &self.data_blocks)
-            .field("has_filter", &self.filter.is_some())
+            .field("filter", &self.filter)
             .finish_non_exhaustive()
     }
 }
@@ -256,13 +243,10 @@ impl TableBuilder<File> {
 }
 
 impl<W: Write> TableBuilder<W> {
-    /// A builder that writes the table to `out`, or an error if the options cannot go together or the filter
-    /// library refuses them.
+    /// A builder that writes the table to `out`, or an error if the filter library refuses the options (prefixes
+    /// or partitions without a filter policy, an extractor name too long to record).
     pub fn new(out: W, options: &TableOptions) -> TableResult<Self> {
-        let filter = match options.filter.clone() {
-            Some(policy) => Some(options.point_filter(policy)?),
-            None => None,
-        };
+        let filter = TableFilterBuilder::new(&options.table_filter())?;
         Ok(TableBuilder {
             out,
             offset: 0,
@@ -270,7 +254,6 @@ impl<W: Write> TableBuilder<W> {
             data: BlockBuilder::default(),
             index: BlockBuilder::default(),
             filter,
-            range: options.range.map(RangeFilterBuilder::new),
             last_key: Vec::new(),
             num_entries: 0,
             data_blocks: 0,
@@ -296,16 +279,10 @@ impl<W: Write> TableBuilder<W> {
                 key: key.to_vec(),
             });
         }
+        // Keys strictly increase (checked above), which is all the filter builder asks; a range policy that
+        // cannot keep its rate for one more key refuses it, before the data block takes it.
+        self.filter.add_key(key)?;
         self.data.add(key, value).ok_or_else(too_large)?;
-        if let Some(range) = &mut self.range {
-            range.add_key(key)?; // keys strictly increase (checked above)
-        }
-        match &mut self.filter {
-            Some(FilterBuilder::Whole(filter)) => filter.add_key(key),
-            // Keys strictly increase (checked above), which is all the partitioned builder asks.
-            Some(FilterBuilder::Partitioned(filter)) => filter.add_key(key)?,
-            None => {}
-        }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
         self.num_entries += 1;
@@ -330,30 +307,20 @@ impl<W: Write> TableBuilder<W> {
         let data_bytes = self.offset;
         let mut filter_partitions = 0;
         // Data blocks, filter partitions, the range filter block, the filter block (or partition index): the order
-        // the footer's handles describe (FORMAT.md 7).
-        let (range, filter) = match self.filter.take() {
-            Some(FilterBuilder::Whole(filter)) => {
-                let range = self.write_range_filter()?;
-                self.scratch.clear();
-                filter.finish_into(&mut self.scratch);
-                (range, Some(self.write_scratch()?))
+        // the footer's handles describe (FORMAT.md 7), the order the table filter hands its blocks over in.
+        let blocks = self.filter.finish_and_reset()?;
+        let locations = blocks.write(|part, block| {
+            if let TableFilterPart::Partition(_) = part {
+                filter_partitions += 1;
             }
-            Some(FilterBuilder::Partitioned(filter)) => {
-                // Partitions after the data blocks, in key order; then their index where the filter block goes.
-                let partitions = filter.finish();
-                let mut offsets = Vec::with_capacity(partitions.len());
-                for block in partitions.blocks() {
-                    self.scratch.clear();
-                    self.scratch.extend_from_slice(block);
-                    offsets.push(self.write_scratch()?.offset());
-                }
-                filter_partitions = offsets.len() as u64;
-                let range = self.write_range_filter()?;
-                self.scratch = partitions.index(&offsets)?;
-                (range, Some(self.write_scratch()?))
-            }
-            None => (self.write_range_filter()?, None),
+            self.scratch.clear();
+            self.scratch.extend_from_slice(block);
+            self.write_scratch().map(|handle| handle.offset())
+        })?;
+        let handle = |location: Option<sstfilter::BlockLocation>| {
+            location.map(|l| BlockHandle::new(l.position, l.len))
         };
+        let (filter, range) = (handle(locations.point), handle(locations.range));
         self.scratch.clear();
         self.index.finish_into(&mut self.scratch);
         let index = self.write_scratch()?;
@@ -384,9 +351,7 @@ impl<W: Write> TableBuilder<W> {
         self.data.finish_into(&mut self.scratch);
         let handle = self.write_scratch()?;
         self.data_blocks += 1;
-        if let Some(FilterBuilder::Partitioned(filter)) = &mut self.filter {
-            filter.end_data_block();
-        }
+        self.filter.end_data_block();
         // NOTE: the index key is the block's last key, so "first index key >= lookup key" finds the only block
         // that can hold the key. (LevelDB shortens it to a separator; a reference table keeps it exact.)
         let mut encoded = Vec::with_capacity(super::format::HANDLE_LEN);
@@ -396,16 +361,6 @@ impl<W: Write> TableBuilder<W> {
             .ok_or(TableError::IndexTooLarge {
                 data_blocks: self.data_blocks,
             })
-    }
-
-    /// Writes the range filter block, if the table has one, and returns its handle.
-    fn write_range_filter(&mut self) -> TableResult<Option<BlockHandle>> {
-        let Some(range) = self.range.take() else {
-            return Ok(None);
-        };
-        self.scratch.clear();
-        range.finish_into(&mut self.scratch);
-        self.write_scratch().map(Some)
     }
 
     /// Writes the block in `scratch` followed by its CRC and returns its handle.

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use sstfilter::{
     BlockedBloomPolicy, FilterPolicy, PartitionCuts, RibbonPolicy, StandardBloomPolicy, key_hash,
 };
-use sstfilter_table::{
-    PartitionCache, Table, TableBuilder, TableError, TableOptions, TableSummary,
-};
+use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableSummary};
 
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
@@ -229,24 +227,54 @@ fn damage_to_partitions_or_their_index_costs_reads_never_keys() {
 }
 
 #[test]
-fn prefix_extractor_and_partitions_together_are_refused_not_dropped() {
-    let extractor = Arc::new(sstfilter::FixedPrefix::new(2));
-    // In either order: neither option silently cancels the other.
+fn prefix_extractor_and_partitions_work_together() {
+    // Keys `p` + 7 digits, multiples of 100: each has its own 7-byte prefix, and `p` + 6 digits ending in 5 is the
+    // prefix of no key, between keys.
+    let extractor = Arc::new(sstfilter::FixedPrefix::new(7));
+    let entries: Entries = (0..2000u64)
+        .map(|i| {
+            (
+                format!("p{:07}", i * 100).into_bytes(),
+                i.to_le_bytes().to_vec(),
+            )
+        })
+        .collect();
+    // In either order: neither option cancels the other.
     for options in [
         TableOptions::default()
             .prefix_extractor(extractor.clone(), true)
-            .partitioned_filter(4096, PartitionCuts::Anywhere),
+            .partitioned_filter(256, PartitionCuts::Anywhere),
         TableOptions::default()
-            .partitioned_filter(4096, PartitionCuts::Anywhere)
+            .partitioned_filter(256, PartitionCuts::Anywhere)
             .prefix_extractor(extractor.clone(), true),
     ] {
-        assert!(matches!(
-            TableBuilder::new(Vec::new(), &options),
-            Err(TableError::ConflictingOptions {
-                first: "prefix_extractor",
-                second: "partitioned_filter"
+        let (summary, bytes) = build(&entries, &options);
+        assert!(summary.filter_partitions > 3, "{summary:?}");
+        let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+        assert!(table.partitioned_filter().is_some());
+        for (key, value) in &entries {
+            assert_eq!(table.get(key).unwrap().as_deref(), Some(&value[..]));
+            let prefix = &key[..7];
+            assert!(
+                table
+                    .may_contain_prefix(extractor.as_ref(), prefix)
+                    .may_contain()
+            );
+            assert_eq!(
+                table.scan_prefix(extractor.as_ref(), prefix).unwrap().len(),
+                1
+            );
+        }
+        // Prefixes no key has, inside the key range: the partitions they would lie in say so.
+        let skipped = (0..2000u64)
+            .map(|i| format!("p{:06}", i * 10 + 5))
+            .filter(|prefix| {
+                !table
+                    .may_contain_prefix(extractor.as_ref(), prefix.as_bytes())
+                    .may_contain()
             })
-        ));
+            .count();
+        assert!(skipped > 1900, "{skipped} of 2000 absent prefixes skipped");
     }
 }
 

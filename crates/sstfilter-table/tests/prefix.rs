@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use sstfilter::{DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, RibbonPolicy};
+use sstfilter::{Answer, DelimitedPrefix, FixedPrefix, PrefixExtractor, RibbonPolicy};
 use sstfilter_table::{Table, TableBuilder, TableOptions};
 
 /// Entries `t{tenant:03}/{row:04}` for the tenants in `tenants`, 20 rows each.
@@ -104,7 +104,7 @@ fn tables_that_cannot_tell_are_read_and_counted() {
             assert!(
                 matches!(
                     t.may_contain_prefix(asked.as_ref(), scan),
-                    PrefixAnswer::Unfiltered(_)
+                    Answer::Unfiltered(_)
                 ),
                 "{name}"
             );

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::ops::RangeBounds;
 
-use sstfilter::{RangeAnswer, RangePolicy};
+use sstfilter::{Answer, RangePolicy};
 use sstfilter_table::{Table, TableBuilder, TableOptions};
 
 /// Every string of up to 3 bytes over `a`, `b`, `c`, behind `row/`, sorted.
@@ -75,7 +75,7 @@ fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
                     expected.is_empty() || answer.may_contain(),
                     "{lower:?}..{upper:?} holds keys but is {answer:?}"
                 );
-                skipped += usize::from(answer == RangeAnswer::Absent);
+                skipped += usize::from(answer == Answer::Absent);
                 // Scans on a sample of the ranges (each reads blocks).
                 if (lower, upper) != (Unbounded, Unbounded) && skipped % 7 == 0 {
                     assert_eq!(
@@ -235,7 +235,7 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
                 next.push(0);
                 assert!(matches!(
                     table.may_contain_range(Excluded(k), Included(&next)),
-                    RangeAnswer::Unfiltered(_)
+                    Answer::Unfiltered(_)
                 ));
             }
             assert_eq!(
@@ -284,7 +284,7 @@ fn a_range_filter_beside_a_partitioned_filter() {
         .filter(|i| {
             let lo = format!("p{:06}", i * 5 + 1).into_bytes();
             let hi = format!("p{:06}", i * 5 + 5).into_bytes();
-            table.may_contain_range(Included(&lo), Excluded(&hi)) == RangeAnswer::Absent
+            table.may_contain_range(Included(&lo), Excluded(&hi)) == Answer::Absent
         })
         .count();
     assert!(skipped > 2900, "{skipped}");

@@ -88,7 +88,11 @@ impl Chunks {
 
     /// Empties the chunks into `spare`, keeping their memory.
     fn clear_into(&mut self, spare: &mut Spare) {
-        for chunk in self.full.drain(..).chain([core::mem::take(&mut self.current)]) {
+        for chunk in self
+            .full
+            .drain(..)
+            .chain([core::mem::take(&mut self.current)])
+        {
             spare.put(chunk);
         }
     }
@@ -234,6 +238,14 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         }
     }
 
+    /// The prefix section the builder's blocks carry (for a partition index, which names its partitions').
+    pub(crate) fn prefixes(&self) -> Option<Prefixes<'_>> {
+        self.prefixes.as_ref().map(|p| Prefixes {
+            name: &p.name,
+            whole_keys: p.whole_keys,
+        })
+    }
+
     /// Number of distinct hashes added so far (adjacent duplicates are not counted).
     #[must_use]
     pub fn len(&self) -> usize {
@@ -318,10 +330,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             .flat_map(Chunks::iter)
             .map(Vec::as_slice);
         let params = plan.build(runs, out);
-        let prefixes = self.prefixes.as_ref().map(|p| Prefixes {
-            name: &p.name,
-            whole_keys: p.whole_keys,
-        });
+        let prefixes = self.prefixes();
         let checksum = Trailer::append(
             out,
             start,
@@ -360,10 +369,17 @@ mod tests {
             }
             let used = b.memory_bytes();
             assert!(used >= 8 * n, "{n} keys in {used} bytes");
-            assert!(used <= bound(n), "{n} keys: {used} bytes, more than {}", bound(n));
+            assert!(
+                used <= bound(n),
+                "{n} keys: {used} bytes, more than {}",
+                bound(n)
+            );
             // Past a few chunks a bucket, its last chunk is the only slack: under 8 bytes a key plus a chunk each.
             if n >= 100_000 {
-                assert!(used <= 8 * n + 8 * CHUNK * (1 << BUCKET_BITS), "{n}: {used}");
+                assert!(
+                    used <= 8 * n + 8 * CHUNK * (1 << BUCKET_BITS),
+                    "{n}: {used}"
+                );
             }
         }
     }

@@ -100,10 +100,11 @@ mod prefix;
 mod reader;
 pub mod sizing;
 mod stats;
+mod table_filter;
 mod tag;
 
 pub use aligned::AlignedBlock;
-pub use answer::{PrefixAnswer, RangeAnswer, Unfiltered};
+pub use answer::{Answer, Unfiltered};
 pub use builder::FilterBlockBuilder;
 pub use error::{Error, Result, UsageError};
 pub use format::{FORMAT_VERSION, MAX_PREFIX_NAME_LEN, STORE_POLICY_NAME, TRAILER_LEN};
@@ -131,4 +132,9 @@ pub use prefix::{
 };
 pub use reader::FilterBlock;
 pub use stats::{FilterCounts, FilterStats};
+pub use table_filter::{
+    BlockLocation, KeyProbe, MAX_PARTITIONS_PER_QUESTION, NoPartitions, PointFilter, SharedPolicy,
+    TableFilter, TableFilterBlocks, TableFilterBuilder, TableFilterLocations, TableFilterOptions,
+    TableFilterPart,
+};
 pub use tag::FilterKind;

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder, PrefixAnswer};
+//! use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder, Answer};
 //!
 //! let users = Arc::new(DelimitedPrefix::new(b':')); // "usr:", "org:", ...
 //! let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true)?;
@@ -19,7 +19,7 @@
 //! let filter = FilterBlock::open(builder.finish())?;
 //! assert_eq!(filter.prefix_extractor_name(), Some("sstfilter.delimited:3a"));
 //! assert!(filter.may_contain_scan(users.as_ref(), b"usr:b").may_contain()); // scan "usr:b*": read the table
-//! assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), PrefixAnswer::Absent); // no "grp:" key here
+//! assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), Answer::Absent); // no "grp:" key here
 //! assert!(filter.may_contain(b"usr:alice")); // whole keys are still there
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
