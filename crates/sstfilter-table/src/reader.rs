@@ -244,7 +244,7 @@ impl<R: ReadAt> Table<R> {
     #[must_use]
     pub fn may_contain_prefix(&self, extractor: &dyn PrefixExtractor, prefix: &[u8]) -> Answer {
         self.filter
-            .may_contain_scan(extractor, prefix, &self.loader())
+            .may_contain_scan(Some(extractor), prefix, &self.loader())
     }
 
     /// Every entry whose key lies between `lower` and `upper`, in key order, asking the filter first: a table

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sstfilter::{
-    BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, Loaded,
-    Partition, PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter,
+    BlockedBloomPolicy, Error, FilterBlock, FilterPolicy, FilterStats, Loaded, Partition,
+    PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter,
     PartitionedFilterBuilder, Partitions, RibbonPolicy, StandardBloomPolicy, UsageError,
     VerifiedPartition, key_hash,
 };

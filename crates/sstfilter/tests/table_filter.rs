@@ -161,16 +161,20 @@ fn assert_finds_all<L: PartitionLoader>(
             "{what}: lost {key:?}"
         );
         assert!(
-            filter.may_contain(key, loader) != Answer::Absent || false,
+            filter.may_contain(key, loader).may_contain(),
             "{what}: lost {key:?} by key"
         );
         for end in [0, 1, 2, 3, 4, 5, key.len()] {
             let scan = &key[..end];
             assert!(
                 filter
-                    .may_contain_scan(&extractor, scan, loader)
+                    .may_contain_scan(Some(&extractor), scan, loader)
                     .may_contain(),
                 "{what}: lost {key:?} in a scan of {scan:?}"
+            );
+            assert!(
+                filter.may_contain_scan(None, scan, loader).may_contain(),
+                "{what}: lost {key:?} in a scan of {scan:?} without extractor"
             );
         }
         let next = keys.get(i + 1).cloned();
@@ -293,8 +297,11 @@ fn every_combination_filters_what_it_holds_filters_for() {
                 // Tenants 40..79 hold nothing.
                 let scans = (40..80)
                     .filter(|t| {
-                        filter.may_contain_scan(&extractor, format!("t{t:02}/").as_bytes(), &loader)
-                            == Answer::Absent
+                        filter.may_contain_scan(
+                            Some(&extractor),
+                            format!("t{t:02}/").as_bytes(),
+                            &loader,
+                        ) == Answer::Absent
                     })
                     .count();
                 if !matches!(prefixes, Prefixes::None) || range {
@@ -358,7 +365,7 @@ fn answers_are_counted_once_by_kind() {
     }
     let extractor = FixedPrefix::new(4);
     assert_eq!(
-        filter.may_contain_scan(&extractor, b"t00/", &NoPartitions),
+        filter.may_contain_scan(Some(&extractor), b"t00/", &NoPartitions),
         Answer::Unfiltered(Unfiltered::NoPrefixes)
     );
     let counts = stats.counts();
@@ -437,7 +444,7 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
                     if keys.iter().any(|k| k.starts_with(scan)) {
                         assert!(
                             filter
-                                .may_contain_scan(extractor.as_ref(), scan, &Bytes(&store))
+                                .may_contain_scan(Some(extractor.as_ref()), scan, &Bytes(&store))
                                 .may_contain(),
                             "{what}: scan {:?} lost",
                             String::from_utf8_lossy(scan)
@@ -455,44 +462,50 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
         }
     }
 }
+
+/// A table sorted by a comparator that is not bytewise: a point filter (with prefixes) takes its keys in any
+/// order; a range filter or partitions, which need bytewise order, are refused with it.
 #[test]
-fn debug_tmp() {
-    let all = universe();
-    for seed in [10u64, 22] {
-        let sparseness = 2 + seed % 12;
-        let keys: Vec<Vec<u8>> = all
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| {
-                let mut h = (*i as u64 + 1)
-                    .wrapping_add(seed << 32)
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                h ^= h >> 29;
-                (h >> 20) % sparseness == 0
-            })
-            .map(|(_, k)| k.clone())
-            .collect();
-        let extractor = Arc::new(FixedPrefix::new(2));
-        let options = TableFilterOptions::new()
-            .point(BlockedBloomPolicy::new(10.0))
-            .prefixes(extractor.clone(), true)
-            .partitioned(1, PartitionCuts::Anywhere);
-        let (store, p, r) = build(&options, &keys).unwrap();
-        let filter = open(&store, p, r);
-        let index = filter.partitioned_filter().unwrap();
-        eprintln!("{} keys {} partitions", keys.len(), index.num_partitions());
-        for i in 0..index.num_partitions().min(12) {
-            eprintln!(
-                "sep {i}: {:?}",
-                String::from_utf8_lossy(index.separator(i).unwrap())
-            );
-        }
-        for s in [&b"aa"[..], b"ab", b"ac", b"ba", b"bb"] {
-            eprintln!(
-                "scan {:?} {:?}",
-                String::from_utf8_lossy(s),
-                filter.may_contain_scan(extractor.as_ref(), s, &Bytes(&store))
-            );
-        }
+fn keys_in_any_order_build_point_filters_only() {
+    let extractor = Arc::new(FixedPrefix::new(3));
+    let options = TableFilterOptions::new()
+        .point(BlockedBloomPolicy::new(10.0))
+        .prefixes(extractor.clone(), true)
+        .any_key_order();
+    let mut keys = keys(2000);
+    keys.reverse();
+    let mut builder = TableFilterBuilder::new(&options).unwrap();
+    for key in &keys {
+        builder.add_key(key).unwrap();
+        builder.add_key(key).unwrap(); // a repeat counts once
     }
+    assert_eq!(builder.len(), keys.len() as u64);
+    let blocks = builder.finish().unwrap();
+    let filter = TableFilter::open(blocks.point_block(), None);
+    for key in &keys {
+        assert!(filter.may_contain(key, &NoPartitions).may_contain());
+        assert!(
+            filter
+                .may_contain_scan(Some(extractor.as_ref()), &key[..3], &NoPartitions)
+                .may_contain()
+        );
+    }
+    for refused in [
+        options.clone().range(RangePolicy::new(16, 0.01)),
+        options.clone().partitioned_by_default(),
+    ] {
+        assert!(matches!(
+            TableFilterBuilder::new(&refused),
+            Err(UsageError::InvalidSetting { .. })
+        ));
+    }
+    // Without it, the same keys are refused at the first one out of order.
+    let bytewise = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
+    let mut builder = TableFilterBuilder::new(&bytewise).unwrap();
+    builder.add_key(&keys[0]).unwrap();
+    assert!(matches!(
+        builder.add_key(&keys[1]),
+        Err(UsageError::KeysOutOfOrder)
+    ));
+    assert_eq!(builder.len(), 1);
 }

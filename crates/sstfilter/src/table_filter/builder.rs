@@ -37,7 +37,7 @@ use crate::partitioned::{PartitionedFilterBuilder, Partitions};
 /// let filter = TableFilter::open(Some(&point[..]), Some(&range[..]));
 /// assert!(filter.may_contain(b"t000:000021", &NoPartitions).may_contain()); // a key (i = 3)
 /// let tenants = FixedPrefix::new(4);
-/// assert!(!filter.may_contain_scan(&tenants, b"t999", &NoPartitions).may_contain()); // no key starts with "t999"
+/// assert!(!filter.may_contain_scan(Some(&tenants), b"t999", &NoPartitions).may_contain()); // no key starts with "t999"
 /// # Ok::<(), sstfilter::UsageError>(())
 /// ```
 pub struct TableFilterBuilder {
@@ -47,6 +47,8 @@ pub struct TableFilterBuilder {
     last: Vec<u8>,
     /// Distinct keys added.
     keys: u64,
+    /// Keys are taken in any order ([`TableFilterOptions::any_key_order`]).
+    any_order: bool,
 }
 
 enum PointBuilder {
@@ -69,9 +71,26 @@ impl fmt::Debug for TableFilterBuilder {
 
 impl TableFilterBuilder {
     /// A builder for the filters `options` describe. Fails with [`UsageError::InvalidSetting`] for prefixes or
-    /// partitions without a point policy (the point filter is what holds them), and for an extractor name a block
-    /// cannot record whole.
+    /// partitions without a point policy (the point filter is what holds them), for keys in any order with a range
+    /// filter or partitions (which need them in bytewise order), and for an extractor name a block cannot record
+    /// whole.
     pub fn new(options: &TableFilterOptions) -> Result<Self, UsageError> {
+        if options.any_key_order {
+            let ordered = [
+                ("TableFilterOptions::range", options.range.is_some()),
+                (
+                    "TableFilterOptions::partitioned",
+                    options.partitions.is_some(),
+                ),
+            ];
+            if let Some((setting, _)) = ordered.iter().find(|(_, set)| *set) {
+                return Err(UsageError::setting(
+                    setting,
+                    "keys in bytewise order (not with TableFilterOptions::any_key_order)",
+                    "keys in any order",
+                ));
+            }
+        }
         let needs_point = |what: &'static str| {
             UsageError::setting(
                 what,
@@ -109,19 +128,23 @@ impl TableFilterBuilder {
             range: options.range.map(RangeFilterBuilder::new),
             last: Vec::new(),
             keys: 0,
+            any_order: options.any_key_order,
         })
     }
 
-    /// Adds the table's next key to every filter. Keys must not decrease; a key equal to the previous one is
-    /// taken once, a smaller one is refused ([`UsageError::KeysOutOfOrder`]) and not added. A range filter whose
+    /// Adds the table's next key to every filter. Keys must not decrease (unless the options take them in
+    /// [any order](TableFilterOptions::any_key_order)); a key equal to the previous one is taken once, a smaller
+    /// one is refused ([`UsageError::KeysOutOfOrder`]) and not added. A range filter whose
     /// policy cannot keep its rate for one more key refuses it ([`UsageError::TooManyKeys`]); then nothing of the
     /// key is added.
     pub fn add_key(&mut self, key: &[u8]) -> Result<(), UsageError> {
         if self.keys > 0 {
             match key.cmp(self.last.as_slice()) {
-                core::cmp::Ordering::Less => return Err(UsageError::KeysOutOfOrder),
+                core::cmp::Ordering::Less if !self.any_order => {
+                    return Err(UsageError::KeysOutOfOrder);
+                }
                 core::cmp::Ordering::Equal => return Ok(()),
-                core::cmp::Ordering::Greater => {}
+                _ => {}
             }
         }
         // The range filter first: it is the one that can refuse a key in order.

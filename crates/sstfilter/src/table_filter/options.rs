@@ -32,6 +32,7 @@ pub struct TableFilterOptions {
     pub(crate) prefixes: Option<(Arc<dyn PrefixExtractor>, bool)>,
     pub(crate) range: Option<RangePolicy>,
     pub(crate) partitions: Option<(usize, PartitionCuts)>,
+    pub(crate) any_key_order: bool,
 }
 
 impl fmt::Debug for TableFilterOptions {
@@ -44,6 +45,7 @@ impl fmt::Debug for TableFilterOptions {
             )
             .field("range", &self.range)
             .field("partitions", &self.partitions)
+            .field("any_key_order", &self.any_key_order)
             .finish()
     }
 }
@@ -101,10 +103,29 @@ impl TableFilterOptions {
         self.partitioned(DEFAULT_PARTITION_BYTES, PartitionCuts::Anywhere)
     }
 
+    /// Keys may come in any order, for a table sorted by a comparator that is not bytewise (LevelDB's and
+    /// RocksDB's custom comparators): the builder then takes every key without the order check, a key equal to
+    /// the one before still counted once. Only a point filter (with or without prefixes, one block) can be built
+    /// so: a range filter and partitions need keys in bytewise order, and
+    /// [`TableFilterBuilder::new`](crate::TableFilterBuilder::new) refuses them together with this.
+    #[must_use]
+    pub fn any_key_order(mut self) -> Self {
+        self.any_key_order = true;
+        self
+    }
+
     /// Whether the options build no filter at all.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.point.is_none() && self.range.is_none()
+    }
+
+    /// Whether the point filter holds whole keys: unless it holds [`prefixes`](Self::prefixes) only.
+    #[must_use]
+    pub fn holds_whole_keys(&self) -> bool {
+        self.prefixes
+            .as_ref()
+            .is_none_or(|(_, whole_keys)| *whole_keys)
     }
 
     /// The prefix extractor, if the point filter holds prefixes.

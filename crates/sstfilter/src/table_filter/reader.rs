@@ -232,14 +232,18 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
 
     /// Whether any key starting with `scan` may be in the table: the point filter's prefixes of `extractor` (in
     /// each partition the scan's keys can be in, at most [`MAX_PARTITIONS_PER_QUESTION`]), and the range filter
-    /// asked about the range of keys that start with `scan`.
+    /// asked about the range of keys that start with `scan`. Without an extractor only the range filter answers
+    /// (the point filter's part is [`Unfiltered::NoPrefixes`]).
     pub fn may_contain_scan<L: PartitionLoader + ?Sized>(
         &self,
-        extractor: &dyn PrefixExtractor,
+        extractor: Option<&dyn PrefixExtractor>,
         scan: &[u8],
         loader: &L,
     ) -> Answer {
-        let point = self.scan_in_point(extractor, scan, loader);
+        let point = match extractor {
+            Some(extractor) => self.scan_in_point(extractor, scan, loader),
+            None => Answer::Unfiltered(Unfiltered::NoPrefixes),
+        };
         let upper = successor(scan);
         let range = self.range_answer(
             Bound::Included(scan),
