@@ -1,22 +1,13 @@
 //! Arbitrary bytes as a LevelDB filter block and as one LevelDB (or Bloom64) Bloom filter: every query runs without
 //! panicking, and any filter the block yields is at most the block's size. The first two bytes also configure a
-//! policy of each kind through its checked constructor (`LevelDbBloomPolicy::try_new` with 0 to 255 bits/key,
-//! `Bloom64Policy::try_new` with 0 to 127.5): an accepted one finds every key of a filter it wrote from the bytes.
+//! policy of each kind through the shared `Recipe` (`LevelDbBloomPolicy::try_new` with 0 to 127 bits/key,
+//! `Bloom64Policy::try_new` with 0 to 127.5; a refusal must be one the documentation states): an accepted one
+//! finds every key of a filter, and of a LevelDB filter block, it wrote from the bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::leveldb::{
-    Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockReader, LevelDbFilterPolicy,
-};
-
-/// Writes a filter of `keys` with `policy` and checks that it finds every one of them.
-fn finds_its_keys(policy: &impl LevelDbFilterPolicy, keys: &[&[u8]]) {
-    let mut filter = Vec::new();
-    policy.append_filter(keys, &mut filter);
-    for key in keys {
-        assert!(policy.key_may_match(key, &filter), "lost {key:?}");
-    }
-}
+use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockReader};
+use sstfilter_recipes::{BitsPerKey, Recipe};
 
 fuzz_target!(|data: &[u8]| {
     let policy = LevelDbBloomPolicy::new(10);
@@ -35,18 +26,16 @@ fuzz_target!(|data: &[u8]| {
     let _ = Bloom64Policy::new(10.0).key_may_match(b"key", data);
     let _ = LevelDbFilterBlockReader::new(data, Bloom64Policy::new(10.0)).key_may_match(0, b"key");
 
-    let keys: Vec<&[u8]> = data.chunks(3).take(200).collect();
+    let keys: Vec<Vec<u8>> = data.chunks(3).take(200).map(<[u8]>::to_vec).collect();
     let (leveldb_bits, bloom64_halves) = match data {
         [a, b, ..] => (*a, *b),
         _ => return,
     };
-    match LevelDbBloomPolicy::try_new(usize::from(leveldb_bits)) {
-        Ok(policy) => finds_its_keys(&policy, &keys),
-        Err(_) => assert!(leveldb_bits > 100),
-    }
-    let bits = f64::from(bloom64_halves) / 2.0;
-    match Bloom64Policy::try_new(bits) {
-        Ok(policy) => finds_its_keys(&policy, &keys),
-        Err(_) => assert!(!(1.0..=100.0).contains(&bits)),
+    let bloom64_bits = BitsPerKey::Exactly(f64::from(bloom64_halves) / 2.0);
+    for recipe in [
+        Recipe::LevelDbBloomPolicy(leveldb_bits),
+        Recipe::Bloom64Policy(bloom64_bits),
+    ] {
+        let _ = recipe.check(&keys, None, None);
     }
 });

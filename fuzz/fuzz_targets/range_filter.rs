@@ -1,7 +1,7 @@
 //! Range filters on small key universes, where every range can be enumerated: all strings of up to 3 bytes over an
 //! alphabet of 2 or 3 fuzzed bytes, behind a fuzzed shared prefix; a fuzzed subset of them are the keys. Built with
-//! any Range policy (`RangePolicy::new` with any length and rate, `with_bits_per_key`), the block is reopened from
-//! its bytes and verified, and **every** range between two strings of the universe (and strings around the
+//! any Range policy (`RangeRecipe`: `RangePolicy::try_new` with any length and rate, `try_with_bits_per_key`; a
+//! refusal must be one the documentation states), the block is reopened from its bytes and verified, and **every** range between two strings of the universe (and strings around the
 //! prefix), with every kind of bound, that holds a key answers "may contain"; so does every key as a point.
 #![no_main]
 
@@ -9,21 +9,12 @@ use std::ops::Bound;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sstfilter::{FilterBlock, FilterKind, RangePolicy};
-use sstfilter_fuzz::{BitsPerKey, RangeRecipe, range_block};
-
-#[derive(Arbitrary, Debug)]
-enum Policy {
-    New(RangeRecipe),
-    WithBitsPerKey {
-        bits: BitsPerKey,
-        max_range_len: u64,
-    },
-}
+use sstfilter::{FilterBlock, FilterKind};
+use sstfilter_recipes::{RangeRecipe, range_block};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    policy: Policy,
+    policy: RangeRecipe,
     /// The shared prefix (at most 6 bytes are used).
     prefix: Vec<u8>,
     /// The alphabet: 2 or 3 of these bytes (duplicates collapse).
@@ -34,15 +25,8 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let policy = match input.policy {
-        Policy::New(recipe) => recipe.get(),
-        Policy::WithBitsPerKey {
-            bits,
-            max_range_len,
-        } => RangePolicy::try_with_bits_per_key(bits.get(), max_range_len),
-    };
-    // A configuration the checked constructors refuse builds nothing.
-    let Ok(policy) = policy else {
+    // A configuration the checked constructors refuse (as documented) builds nothing.
+    let Some(policy) = input.policy.policy() else {
         return;
     };
     let prefix = &input.prefix[..input.prefix.len().min(6)];
@@ -73,7 +57,7 @@ fuzz_target!(|input: Input| {
         .map(|(_, s)| s.clone())
         .collect();
     // A policy that cannot keep its rate for this many keys builds no block.
-    let Some(block) = range_block(policy, &keys) else {
+    let Some(block) = range_block(&format!("{policy:?}"), policy, &keys) else {
         return;
     };
     let filter = FilterBlock::open(&block[..]).expect("a fresh block opens and verifies");

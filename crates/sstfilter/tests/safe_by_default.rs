@@ -10,6 +10,7 @@ use sstfilter::{
     Answer, BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, PrefixExtractor,
     RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy, UsageError,
 };
+use sstfilter_recipes::NamedCapped;
 
 fn keys(n: u64) -> Vec<Vec<u8>> {
     (0..n)
@@ -81,27 +82,12 @@ fn a_damaged_range_block_does_not_open() {
     );
 }
 
-/// An extractor of capped 2-byte prefixes under any name.
-struct Named(String);
-
-impl PrefixExtractor for Named {
-    fn name(&self) -> &str {
-        &self.0
-    }
-    fn prefix_len(&self, key: &[u8]) -> Option<usize> {
-        Some(key.len().min(2))
-    }
-    fn scan_prefix_len(&self, scan: &[u8]) -> Option<usize> {
-        (scan.len() >= 2).then_some(2)
-    }
-}
-
 /// Problem 3: a name over 255 bytes was cut, and an extractor whose name equalled the cut part was taken for the
 /// block's own: it answered `Absent` for a stored key's prefix. Now the builder refuses the name it could not
 /// record whole, and a name of exactly 255 bytes is recorded whole.
 #[test]
 fn an_extractor_name_a_block_cannot_record_whole_is_refused() {
-    let long = Arc::new(Named("e".repeat(300)));
+    let long = Arc::new(NamedCapped("e".repeat(300)));
     let refused = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(long, true);
     assert!(matches!(
         refused,
@@ -110,9 +96,9 @@ fn an_extractor_name_a_block_cannot_record_whole_is_refused() {
             ..
         })
     ));
-    assert!(sstfilter::check_prefix_extractor(&Named("e".repeat(256))).is_err());
+    assert!(sstfilter::check_prefix_extractor(&NamedCapped("e".repeat(256))).is_err());
 
-    let longest = Arc::new(Named("e".repeat(255)));
+    let longest = Arc::new(NamedCapped("e".repeat(255)));
     let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0))
         .with_prefixes(longest.clone(), true)
         .unwrap();
@@ -125,7 +111,7 @@ fn an_extractor_name_a_block_cannot_record_whole_is_refused() {
             .may_contain()
     );
     // A different extractor never answers for it: not one whose name is a prefix of it.
-    let shorter = Named("e".repeat(254));
+    let shorter = NamedCapped("e".repeat(254));
     assert!(matches!(
         filter.may_contain_scan(&shorter, b"zz"),
         Answer::Unfiltered(_)

@@ -140,7 +140,10 @@ fn build(
     Ok((store, position(locations.point), position(locations.range)))
 }
 
-fn open<'s>(store: &'s Store, point: Option<usize>, range: Option<usize>) -> TableFilter<&'s [u8]> {
+/// A range question's two bounds.
+type KeyRange<'k> = (Bound<&'k [u8]>, Bound<&'k [u8]>);
+
+fn open(store: &Store, point: Option<usize>, range: Option<usize>) -> TableFilter<&[u8]> {
     let get = |at: Option<usize>| at.map(|at| store.blocks[at].as_slice());
     TableFilter::open(get(point), get(range))
 }
@@ -178,7 +181,7 @@ fn assert_finds_all<L: PartitionLoader>(
             );
         }
         let next = keys.get(i + 1).cloned();
-        let bounds: [(Bound<&[u8]>, Bound<&[u8]>); 4] = [
+        let bounds: [KeyRange<'_>; 4] = [
             (Included(key), Included(key)),
             (Included(key), next.as_deref().map_or(Unbounded, Excluded)),
             (Unbounded, Included(key)),
@@ -416,7 +419,7 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
                     .wrapping_add(seed << 32)
                     .wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 h ^= h >> 29;
-                (h >> 20) % sparseness == 0
+                (h >> 20).is_multiple_of(sparseness)
             })
             .map(|(_, k)| k.clone())
             .collect();
