@@ -5,14 +5,22 @@
 # order that rotates from run to run. Prints
 # every line, then the medians and the median of the per-run ratios (ours / theirs; below 1 is faster).
 #
-# Needs (Debian 12): apt-get install librocksdb-dev libleveldb-dev g++ (RocksDB 7.8.3, LevelDB 1.23), the C++ bench
-# `shared/bench/rocksdb/filter_bench.cc` (FILTER_BENCH_CC), and RocksDB's internal header
-# `table/block_based/filter_policy_internal.h` at tag v7.8.3 in a directory of its own (ROCKSDB_INTERNAL_INCLUDE),
-# for example `git -C <a RocksDB clone> show v7.8.3:table/block_based/filter_policy_internal.h > DIR/...`.
-# Nothing of RocksDB is kept in this repository.
+# The C++ side is this crate's filter_bench.cc: RocksDB's filters through RocksDB's own builders and readers, and
+# LevelDB's through its public filter policy, over the same keys in the same order as our side_by_side binary.
+# Needs g++ and Debian 12's packages, nothing else (RocksDB's internal classes the bench calls are declared in
+# rocksdb_filter_bits.h, pinned to RocksDB 7.8.3; check_abi.sh rechecks them against RocksDB's source):
 #
-#   ROCKSDB_INTERNAL_INCLUDE=/tmp/rocks crates/side-by-side/run.sh          # 3 runs at 10^6 and 10^7 keys
+#   apt-get install -y g++ librocksdb-dev libleveldb-dev       # RocksDB 7.8.3, LevelDB 1.23
+#
+#   crates/side-by-side/run.sh                                         # 3 runs at 10^6 and 10^7 keys
 #   RUNS=5 SIZES=1000000 PAIRS="rocks_bloom:blocked" crates/side-by-side/run.sh
+#
+# Compiler flags, as the earlier external bench had them so that figures stay comparable: the C++ bench is built
+# with g++ -O3 -march=native, but the filter code it times is in Debian's shared libraries, portable x86-64
+# builds (no AVX2 anywhere: `objdump -d` of librocksdb.so.7.8.3 and libleveldb.so.1.23.0 shows no ymm register);
+# ours is `cargo build --release` for the default x86-64 target (no target-cpu=native; the script sets no
+# RUSTFLAGS). So the filter code under test is baseline x86-64 on both sides, and only the C++ loops around the
+# calls are compiled for this CPU.
 #
 # Run it on an otherwise idle machine (no build, no fuzzer): it is a benchmark. CI does not run it.
 set -euo pipefail
@@ -22,14 +30,34 @@ RUNS=${RUNS:-3}
 SIZES=${SIZES:-"1000000 10000000"}
 BPK=${BPK:-10}
 PAIRS=${PAIRS:-"rocks_bloom:blocked,blocked_aligned rocks_ribbon:ribbon,ribbon_aligned leveldb:standard,standard_aligned"}
-FILTER_BENCH_CC=${FILTER_BENCH_CC:-../shared/bench/rocksdb/filter_bench.cc}
-: "${ROCKSDB_INTERNAL_INCLUDE:?set it to a directory holding filter_policy_internal.h of RocksDB v7.8.3}"
+if [ -n "${ROCKSDB_INTERNAL_INCLUDE:-}${FILTER_BENCH_CC:-}" ]; then
+    echo "note: ROCKSDB_INTERNAL_INCLUDE and FILTER_BENCH_CC are no longer used;" \
+        "the bench is crates/side-by-side/filter_bench.cc" >&2
+fi
 
+# What is missing, said before the compiler says it less clearly.
+install="apt-get install -y g++ librocksdb-dev libleveldb-dev   (Debian 12: RocksDB 7.8.3, LevelDB 1.23)"
+command -v g++ >/dev/null || { echo "run.sh: no g++; install it and the libraries: $install" >&2; exit 1; }
+for header in rocksdb/filter_policy.h leveldb/filter_policy.h; do
+    printf '#include <%s>\n' "$header" | g++ -std=c++17 -fsyntax-only -x c++ - 2>/dev/null ||
+        { echo "run.sh: no <$header>; install the libraries' headers: $install" >&2; exit 1; }
+done
+rocksdb_version=$(printf '#include <rocksdb/version.h>\nROCKSDB_MAJOR.ROCKSDB_MINOR.ROCKSDB_PATCH\n' |
+    g++ -E -P -x c++ - | tail -1 | tr -d ' ')
+if [ "$rocksdb_version" != 7.8.3 ]; then
+    echo "run.sh: RocksDB's headers are version $rocksdb_version; the bench declares RocksDB 7.8.3's internal filter" \
+        "classes (crates/side-by-side/rocksdb_filter_bits.h says how to check another version): $install" >&2
+    exit 1
+fi
+
+src=crates/side-by-side
 cxx=target/side-by-side/filter_bench
 mkdir -p "$(dirname "$cxx")"
-if [ ! -x "$cxx" ] || [ "$FILTER_BENCH_CC" -nt "$cxx" ]; then
-    g++ -O3 -march=native -std=c++17 -DNDEBUG -I"$ROCKSDB_INTERNAL_INCLUDE" "$FILTER_BENCH_CC" -o "$cxx" \
-        -lleveldb -lrocksdb -lpthread
+if [ ! -x "$cxx" ] || [ "$src/filter_bench.cc" -nt "$cxx" ] || [ "$src/rocksdb_filter_bits.h" -nt "$cxx" ] ||
+    [ "$src/run.sh" -nt "$cxx" ]; then
+    g++ -O3 -march=native -std=c++17 -DNDEBUG -Wall -Wextra "$src/filter_bench.cc" -o "$cxx" \
+        -lleveldb -lrocksdb -lpthread ||
+        { echo "run.sh: building $src/filter_bench.cc failed; are the libraries installed? $install" >&2; exit 1; }
 fi
 cargo build --release -p sstfilter-side-by-side
 ours=target/release/side_by_side

@@ -1,5 +1,5 @@
-//! What the side-by-side binaries share with `shared/bench/rocksdb/filter_bench.cc`: its keys, and our policy for
-//! each of its filter names.
+//! What the side-by-side binaries share with the C++ bench beside them (`filter_bench.cc`): its keys, and our
+//! policy for each of its filter names.
 
 use sstfilter::{BlockedBloomPolicy, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
 

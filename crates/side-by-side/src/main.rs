@@ -1,4 +1,4 @@
-//! Our filters through the same motions as RocksDB's and LevelDB's in `shared/bench/rocksdb/filter_bench.cc`: the
+//! Our filters through the same motions as RocksDB's and LevelDB's in this crate's `filter_bench.cc`: the
 //! same 16-byte keys in the same order, the same timed phases, and the same output line, so that
 //! `crates/side-by-side/run.sh` can run the two interleaved and compare them run by run.
 //!
