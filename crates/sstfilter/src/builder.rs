@@ -183,6 +183,23 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     ///
     /// Fails with [`UsageError::InvalidSetting`] if the extractor's name is longer than
     /// [`MAX_PREFIX_NAME_LEN`](crate::MAX_PREFIX_NAME_LEN) bytes: a block records the name whole or not at all.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use sstfilter::{Answer, BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder};
+    ///
+    /// let users = Arc::new(DelimitedPrefix::new(b':')); // "usr:", "org:", ...
+    /// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true)?;
+    /// for key in [&b"org:acme"[..], b"usr:alice", b"usr:bob"] {
+    ///     builder.add_key(key);
+    /// }
+    /// let filter = FilterBlock::open(builder.finish())?;
+    /// assert_eq!(filter.prefix_extractor_name(), Some("sstfilter.delimited:3a"));
+    /// assert!(filter.may_contain_scan(users.as_ref(), b"usr:b").may_contain()); // scan "usr:b*": read the table
+    /// assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), Answer::Absent); // no "grp:" key here
+    /// assert!(filter.may_contain(b"usr:alice")); // whole keys are still there
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_prefixes(
         mut self,
         extractor: Arc<dyn PrefixExtractor>,
