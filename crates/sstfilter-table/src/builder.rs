@@ -5,15 +5,11 @@ use core::fmt;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::block::BlockBuilder;
 use super::error::{TableError, TableResult};
 use super::format::{BlockHandle, Footer, append_crc};
-use sstfilter::{
-    BlockedBloomPolicy, FilterPolicy, PartitionCuts, PrefixExtractor, RangePolicy,
-    TableFilterBuilder, TableFilterOptions, TableFilterPart,
-};
+use sstfilter::{BlockedBloomPolicy, TableFilterBuilder, TableFilterOptions, TableFilterPart};
 
 /// Default target size of a data block: 4 KiB, LevelDB's default and one page of most file systems.
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
@@ -25,57 +21,44 @@ pub const MAX_BLOCK_SIZE: usize = 1 << 30;
 /// 4 GiB its u32 offsets can address.
 pub const MAX_ENTRY_LEN: usize = 1 << 30;
 
-/// A filter policy shared between the options and every table built with them.
-pub type SharedFilterPolicy = sstfilter::SharedPolicy;
-
-/// How tables are built: data block size and filter policy.
+/// How tables are built: the data block size, and the table's filters as one [`TableFilterOptions`] (a point
+/// filter, prefixes, a range filter, partitions, in any combination).
 ///
-/// The default is 4 KiB data blocks and a BlockedBloom filter at 10 bits per key (about 0.96 % false positives).
+/// The default is 4 KiB data blocks and a BlockedBloom point filter at 10 bits per key (about 0.96 % false
+/// positives).
 ///
 /// ```
-/// use sstfilter::{BlockedBloomPolicy, PartitionCuts};
+/// use std::sync::Arc;
+/// use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PartitionCuts, RangePolicy, TableFilterOptions};
 /// use sstfilter_table::TableOptions;
 ///
-/// let options = TableOptions::default().block_size(16 * 1024).filter_policy(BlockedBloomPolicy::new(14.0));
-/// let no_filter = TableOptions::default().without_filter();
-/// // A big table: its filter in 4 KiB partitions cut at data-block boundaries, loaded on demand.
-/// let partitioned = TableOptions::default().partitioned_filter(4096, PartitionCuts::AtDataBlocks);
-/// // A range filter: scans of up to 2^10 projected values skip the table at most 1 % of the time when empty.
-/// let ranges = TableOptions::default().range_filter(sstfilter::RangePolicy::new(1 << 10, 0.01));
-/// # let _ = (options, no_filter, partitioned, ranges);
+/// let options = TableOptions::default()
+///     .block_size(16 * 1024)
+///     .filters(TableFilterOptions::new().point(BlockedBloomPolicy::new(14.0)));
+/// let no_filter = TableOptions::default().filters(TableFilterOptions::new());
+/// // A big table: its filter in 4 KiB partitions cut at data-block boundaries, loaded on demand; prefix scans of a
+/// // tenant and range scans of up to 2^10 projected values skip the table when they hold no key.
+/// let everything = TableOptions::default().filters(
+///     TableFilterOptions::new()
+///         .point(BlockedBloomPolicy::new(10.0))
+///         .prefixes(Arc::new(DelimitedPrefix::new(b'/')), true)
+///         .range(RangePolicy::new(1 << 10, 0.01))
+///         .partitioned(4096, PartitionCuts::AtDataBlocks),
+/// );
+/// # let _ = (options, no_filter, everything);
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct TableOptions {
     block_size: usize,
-    filter: Option<SharedFilterPolicy>,
-    prefixes: Option<(Arc<dyn PrefixExtractor>, bool)>,
-    partitions: Option<(usize, PartitionCuts)>,
-    range: Option<RangePolicy>,
+    filters: TableFilterOptions,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
         TableOptions {
             block_size: DEFAULT_BLOCK_SIZE,
-            filter: Some(Arc::new(BlockedBloomPolicy::new(10.0))),
-            prefixes: None,
-            partitions: None,
-            range: None,
+            filters: TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)),
         }
-    }
-}
-
-impl fmt::Debug for TableOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TableOptions")
-            .field("block_size", &self.block_size)
-            .field("has_filter", &self.filter.is_some())
-            .field(
-                "prefix_extractor",
-                &self.prefixes.as_ref().map(|(e, _)| e.name()),
-            )
-            .field("partitions", &self.partitions)
-            .finish()
     }
 }
 
@@ -88,77 +71,23 @@ impl TableOptions {
         self
     }
 
-    /// Builds a filter block with `policy` (replacing the default BlockedBloom policy).
+    /// The table's filters (replacing the default BlockedBloom point filter; `TableFilterOptions::new()` for
+    /// none). The builder tells the filters where each data block ends, for partitions cut at data blocks; with
+    /// prefixes, [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix; with
+    /// a range filter, [`Table::scan_range`](crate::Table::scan_range) skips tables for empty ranges (table format
+    /// version 2, FORMAT.md 7.1); with partitions, a reader keeps the partition index and loads partitions through
+    /// a [`PartitionCache`](crate::PartitionCache). A builder refuses options the filters refuse
+    /// ([`TableError::Usage`](crate::TableError)).
     #[must_use]
-    pub fn filter_policy(self, policy: impl FilterPolicy + Send + Sync + 'static) -> Self {
-        self.shared_filter_policy(Arc::new(policy))
-    }
-
-    /// Like [`filter_policy`](Self::filter_policy), with a policy already behind an `Arc`.
-    #[must_use]
-    pub fn shared_filter_policy(mut self, policy: SharedFilterPolicy) -> Self {
-        self.filter = Some(policy);
+    pub fn filters(mut self, filters: TableFilterOptions) -> Self {
+        self.filters = filters;
         self
     }
 
-    /// Builds tables without a filter block: every lookup reads a data block.
+    /// The table's filters.
     #[must_use]
-    pub fn without_filter(mut self) -> Self {
-        self.filter = None;
-        self
-    }
-
-    /// Also stores the prefix `extractor` gives each key in the filter block (in each partition, with
-    /// [`partitioned_filter`](Self::partitioned_filter)), so that [`Table::scan_prefix`](crate::Table::scan_prefix)
-    /// skips tables that hold no key of a prefix. With `whole_keys` false, only prefixes are stored: smaller, and
-    /// point lookups ask the key's prefix ([`Table::get_with_extractor`](crate::Table::get_with_extractor)). A
-    /// builder refuses an extractor whose name is too long to record ([`TableError::Usage`](crate::TableError)).
-    #[must_use]
-    pub fn prefix_extractor(
-        mut self,
-        extractor: Arc<dyn PrefixExtractor>,
-        whole_keys: bool,
-    ) -> Self {
-        self.prefixes = Some((extractor, whole_keys));
-        self
-    }
-
-    /// Builds the filter in partitions of about `partition_bytes` each (FORMAT.md, sections 7.3 and 8), cut
-    /// `cuts`, instead of one block: a reader keeps only the small partition index in memory and loads the
-    /// partitions lookups need through a [`PartitionCache`](crate::PartitionCache).
-    #[must_use]
-    pub fn partitioned_filter(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
-        self.partitions = Some((partition_bytes, cuts));
-        self
-    }
-
-    /// Also builds a Range filter with `policy`, stored beside the filter block (FORMAT.md 4.5 and 7.1, table
-    /// format version 2): [`Table::may_contain_range`](crate::Table::may_contain_range) and
-    /// [`Table::scan_range`](crate::Table::scan_range) skip the table for empty ranges. With
-    /// [`without_filter`](Self::without_filter) it is the table's only filter, and lookups ask it by key (at its
-    /// point rate, `ε / L`).
-    #[must_use]
-    pub fn range_filter(mut self, policy: RangePolicy) -> Self {
-        self.range = Some(policy);
-        self
-    }
-
-    /// The table filter these options describe.
-    fn table_filter(&self) -> TableFilterOptions {
-        let mut options = TableFilterOptions::new();
-        if let Some(policy) = &self.filter {
-            options = options.shared_point(policy.clone());
-        }
-        if let Some((extractor, whole_keys)) = &self.prefixes {
-            options = options.prefixes(extractor.clone(), *whole_keys);
-        }
-        if let Some((bytes, cuts)) = self.partitions {
-            options = options.partitioned(bytes, cuts);
-        }
-        if let Some(range) = self.range {
-            options = options.range(range);
-        }
-        options
+    pub fn filter_options(&self) -> &TableFilterOptions {
+        &self.filters
     }
 }
 
@@ -177,7 +106,7 @@ pub struct TableSummary {
     pub filter: Option<BlockHandle>,
     /// Filter partitions written before the partition index (0 for a filter in one block).
     pub filter_partitions: u64,
-    /// Where the range filter block lies (`None` without [`TableOptions::range_filter`]).
+    /// Where the range filter block lies (`None` without a range filter in [`TableOptions::filters`]).
     pub range_filter: Option<BlockHandle>,
     /// Where the index block lies.
     pub index: BlockHandle,
@@ -247,7 +176,7 @@ impl<W: Write> TableBuilder<W> {
     /// A builder that writes the table to `out`, or an error if the filter library refuses the options (prefixes
     /// or partitions without a filter policy, an extractor name too long to record).
     pub fn new(out: W, options: &TableOptions) -> TableResult<Self> {
-        let filter = TableFilterBuilder::new(&options.table_filter())?;
+        let filter = TableFilterBuilder::new(&options.filters.clone())?;
         Ok(TableBuilder {
             out,
             offset: 0,

@@ -295,12 +295,6 @@ impl<R: ReadAt> Table<R> {
         self.filter.may_contain_range(lower, upper, &self.loader())
     }
 
-    /// The range filter block, if the table has a usable one (see [`range_filter_error`](Self::range_filter_error)).
-    #[must_use]
-    pub fn range_filter(&self) -> Option<&FilterBlock<AlignedBlock>> {
-        self.filter.range_filter()
-    }
-
     /// Why the table's range filter block cannot be used, if it has one that cannot: range questions then read
     /// the table.
     #[must_use]
@@ -417,7 +411,7 @@ impl<R: ReadAt> Table<R> {
                 found: entries,
             });
         }
-        if let Some(index) = self.partitioned_filter() {
+        if let Some(index) = self.filter.partitioned_filter() {
             for position in 0..index.num_partitions() {
                 if let Some(partition) = self.read_filter_partition(position) {
                     partition?;
@@ -434,7 +428,7 @@ impl<R: ReadAt> Table<R> {
         &self,
         position: usize,
     ) -> Option<TableResult<VerifiedPartition<AlignedBlock>>> {
-        let index = self.partitioned_filter()?;
+        let index = self.filter.partitioned_filter()?;
         let partition = index.partition(position)?;
         Some(read_partition(&self.source, index, &partition, |bytes| {
             bytes
@@ -466,23 +460,13 @@ impl<R> Table<R> {
         self.counters.snapshot()
     }
 
-    /// The table's filter block, if it has one in one block and it opened and verified.
-    #[must_use]
-    pub fn filter(&self) -> Option<&FilterBlock<AlignedBlock>> {
-        self.filter.point_filter()
-    }
-
-    /// The table's filters, as one [`TableFilter`]: the filter block (or partitioned filter) and the range
-    /// filter.
+    /// The table's filters, as one [`TableFilter`]: the point filter (one block, or a partition index,
+    /// [`TableFilter::point_filter`], [`TableFilter::partitioned_filter`]) and the range filter
+    /// ([`TableFilter::range_filter`]). Why a part that exists cannot be used: [`filter_error`](Self::filter_error)
+    /// and [`range_filter_error`](Self::range_filter_error), with the table's own context (a read that failed).
     #[must_use]
     pub fn table_filter(&self) -> &TableFilter<AlignedBlock> {
         &self.filter
-    }
-
-    /// The partition index of the table's partitioned filter, if it has one and it opened.
-    #[must_use]
-    pub fn partitioned_filter(&self) -> Option<&PartitionedFilter<AlignedBlock>> {
-        self.filter.partitioned_filter()
     }
 
     /// The cache the partitions of the table's partitioned filter are kept in, if it has one.
