@@ -24,13 +24,13 @@ fuzz_target!(|data: &[u8]| {
         table.range_filter_error().map(ToString::to_string),
         table.file_len(),
     );
-    if let Some(range) = table.range_filter() {
+    if let Some(range) = table.table_filter().range_filter() {
         sstfilter_fuzz::exercise(range, data);
     }
-    if let Some(filter) = table.filter() {
+    if let Some(filter) = table.table_filter().point_filter() {
         sstfilter_fuzz::exercise(filter, data);
     }
-    if let Some(index) = table.partitioned_filter() {
+    if let Some(index) = table.table_filter().partitioned_filter() {
         let partitions = index.num_partitions();
         for position in 0..partitions.min(64) {
             if let Some(Ok(partition)) = table.read_filter_partition(position) {

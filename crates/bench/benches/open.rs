@@ -89,7 +89,7 @@ fn partitioned(c: &mut Criterion) {
     for i in 0..n {
         builder.add_key(&key(i)).unwrap();
     }
-    let partitions = builder.finish();
+    let partitions = builder.finish().unwrap();
     let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
     let index = PartitionedFilter::open(partitions.index(&offsets).unwrap()).unwrap();
     let verified = Verified(

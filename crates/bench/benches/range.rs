@@ -20,8 +20,8 @@ use std::ops::Bound::{Excluded, Included};
 use std::time::Instant;
 
 use sstfilter::{
-    BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, KindParams, RangeAnswer,
-    RangeFilterBuilder, RangePolicy,
+    Answer, BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, KindParams, RangeFilterBuilder,
+    RangePolicy,
 };
 
 /// splitmix64: a deterministic stream, so runs are comparable.
@@ -143,10 +143,7 @@ fn main() {
             let ask = |(lo, hi): &(Vec<u8>, Vec<u8>)| {
                 filter.may_contain_range(Included(lo), Excluded(hi))
             };
-            let positives = ranges
-                .iter()
-                .filter(|r| ask(r) != RangeAnswer::Absent)
-                .count();
+            let positives = ranges.iter().filter(|r| ask(r) != Answer::Absent).count();
             if len_log2 == 4 {
                 range16 = median_ns(5, ranges.len(), || {
                     for r in &ranges {
@@ -202,9 +199,9 @@ fn main() {
                 match filter
                     .may_contain_range(Included(&decimal_key(lo)), Excluded(&decimal_key(hi)))
                 {
-                    RangeAnswer::Absent => {}
-                    RangeAnswer::MayContain => positives += 1,
-                    RangeAnswer::Unfiltered(_) => {
+                    Answer::Absent => {}
+                    Answer::MayContain => positives += 1,
+                    Answer::Unfiltered(_) => {
                         positives += 1;
                         too_wide += 1;
                     }

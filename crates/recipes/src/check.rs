@@ -6,9 +6,9 @@ use sstfilter::leveldb::{
     LevelDbFilterBlockBuilder, LevelDbFilterBlockReader, LevelDbFilterPolicy,
 };
 use sstfilter::{
-    BloomFilter, CountingBloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
-    MAX_PREFIX_NAME_LEN, PrefixAnswer, PrefixExtractor, PrefixProbe, RangeFilterBuilder,
-    RangePolicy, ScalableBloomFilter, UsageError, key_hash,
+    Answer, BloomFilter, CountingBloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
+    MAX_PREFIX_NAME_LEN, PrefixExtractor, PrefixProbe, RangeFilterBuilder, RangePolicy,
+    ScalableBloomFilter, UsageError, key_hash,
 };
 
 use crate::options::{Partitioning, Prefixes};
@@ -270,7 +270,7 @@ pub fn assert_scans_find_all<B: AsRef<[u8]>>(
         for end in 0..=key.len().min(24) {
             assert_ne!(
                 filter.may_contain_scan(extractor, &key[..end]),
-                PrefixAnswer::Absent,
+                Answer::Absent,
                 "{what}: scan {:?} lost {key:?}",
                 &key[..end]
             );

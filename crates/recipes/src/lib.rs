@@ -6,6 +6,7 @@
 //!   ([`values`]: mostly inside the documented ranges, sometimes past them), and [`Recipe::construct`], which
 //!   checks that a checked (`try_`) constructor refuses exactly what its documentation excludes.
 //! * [`Prefixes`] and [`Partitioning`]: the builders' other options.
+//! * [`TableRecipe`]: a table filter in any combination of its options, and [`TableRecipe::check`].
 //! * [`Recipe::check`]: builds keys and checks that none is lost through any path the filter has; the
 //!   `assert_*` functions it is made of, for tests that build in other ways.
 //!
@@ -14,6 +15,7 @@
 mod check;
 mod options;
 mod recipe;
+mod table;
 pub mod values;
 
 pub use check::{
@@ -26,4 +28,5 @@ pub use recipe::{
     documented_bits, documented_bloom_rate, documented_range, documented_range_bits,
     documented_rate, documented_ribbon_rate, documented_scalable, documented_size,
 };
+pub use table::TableRecipe;
 pub use values::{BitsPerKey, Length, Overhead, Rate};

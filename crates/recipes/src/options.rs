@@ -82,14 +82,9 @@ impl Partitioning {
     /// If the keys are not sorted.
     #[must_use]
     pub fn build(&self, policy: SharedPolicy, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
-        let cuts = if self.at_data_blocks {
-            PartitionCuts::AtDataBlocks
-        } else {
-            PartitionCuts::Anywhere
-        };
         let mut builder = PartitionedFilterBuilder::new(policy)
             .with_partition_bytes(usize::from(self.partition_bytes))
-            .with_cuts(cuts);
+            .with_cuts(self.cuts());
         let per_block = usize::from(self.keys_per_data_block) + 1;
         for (i, key) in keys.iter().enumerate() {
             builder.add_key(key).expect("sorted keys");
@@ -97,12 +92,26 @@ impl Partitioning {
                 builder.end_data_block();
             }
         }
-        let partitions = builder.finish();
+        // A table ends its last data block after its last key.
+        builder.end_data_block();
+        let partitions = builder
+            .finish()
+            .expect("data blocks ended: the cuts have somewhere to fall");
         let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
         let index = partitions
             .index(&offsets)
             .expect("one offset per partition");
         (partitions, index)
+    }
+
+    /// Where partitions may end.
+    #[must_use]
+    pub fn cuts(&self) -> PartitionCuts {
+        if self.at_data_blocks {
+            PartitionCuts::AtDataBlocks
+        } else {
+            PartitionCuts::Anywhere
+        }
     }
 
     /// Builds `keys` (sorted here) into partitions with `policy` and checks that every key is found through the

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
+use sstfilter::SharedPolicy as SharedFilterPolicy;
 use sstfilter::{BlockedBloomPolicy, RibbonPolicy};
-use sstfilter_table::SharedFilterPolicy;
 
 /// A configuration the demo builds its tables with: a name and the policy for a bits/key setting.
 pub(crate) struct FilterConfig {

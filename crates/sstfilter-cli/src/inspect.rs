@@ -100,8 +100,12 @@ fn inspect_table(out: &mut dyn Write, path: &Path, file: File, len: u64) -> CliR
             problems.push(e.to_string());
         }
     }
-    match (table.filter_handle(), table.filter(), table.filter_error()) {
-        (Some(handle), None, None) if table.partitioned_filter().is_some() => {
+    match (
+        table.filter_handle(),
+        table.table_filter().point_filter(),
+        table.filter_error(),
+    ) {
+        (Some(handle), None, None) if table.table_filter().partitioned_filter().is_some() => {
             if let Some(problem) = explain_partitions(out, &table, handle)? {
                 problems.push(problem);
             }
@@ -131,7 +135,7 @@ fn inspect_table(out: &mut dyn Write, path: &Path, file: File, len: u64) -> CliR
     }
     match (
         table.range_filter_handle(),
-        table.range_filter(),
+        table.table_filter().range_filter(),
         table.range_filter_error(),
     ) {
         (Some(handle), Some(range), _) => {
@@ -214,7 +218,7 @@ fn explain_partitions<R: ReadAt>(
     table: &Table<R>,
     handle: BlockHandle,
 ) -> io::Result<Option<String>> {
-    let Some(index) = table.partitioned_filter() else {
+    let Some(index) = table.table_filter().partitioned_filter() else {
         return Ok(None);
     };
     let keys = index.num_keys();

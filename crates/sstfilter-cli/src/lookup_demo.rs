@@ -6,12 +6,13 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use sstfilter::SharedPolicy as SharedFilterPolicy;
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
     AlignedBlock, FilterBlock, FilterBlockBuilder, FilterCounts, FilterPolicy, FilterStats,
     KeyHash, TRAILER_LEN, key_hash,
 };
-use sstfilter_table::{SharedFilterPolicy, Table, TableOptions, TableStats};
+use sstfilter_table::{Table, TableOptions, TableStats};
 
 use crate::configs::{CONFIGS, FilterConfig};
 use crate::error::{CliResult, Context};
@@ -140,8 +141,9 @@ fn build_tables(
     args: &DemoArgs,
 ) -> CliResult<Vec<Table>> {
     let options = match (config.policy)(args.bits_per_key) {
-        Some(policy) => TableOptions::default().shared_filter_policy(policy),
-        None => TableOptions::default().without_filter(),
+        Some(policy) => TableOptions::default()
+            .filters(sstfilter::TableFilterOptions::new().shared_point(policy)),
+        None => TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
     };
     let started = Instant::now();
     let label = format!("{}: building tables", config.name);
@@ -214,8 +216,10 @@ fn measure(
         return Err(format!("present key {key:?} was not found with its value").into());
     }
 
-    let filters: Vec<&FilterBlock<AlignedBlock>> =
-        tables.iter().filter_map(Table::filter).collect();
+    let filters: Vec<&FilterBlock<AlignedBlock>> = tables
+        .iter()
+        .filter_map(|t| t.table_filter().point_filter())
+        .collect();
     let fpr_theory = (!filters.is_empty())
         .then(|| filters.iter().map(|f| f.expected_fpr()).sum::<f64>() / filters.len() as f64);
     let filter_bytes = tables

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use sstfilter::{BlockedBloomPolicy, PartitionCuts, key_hash};
+use sstfilter::{BlockedBloomPolicy, PartitionCuts, TableFilterOptions, key_hash};
 use sstfilter_table::{PartitionCache, Table, TableOptions, TableStats};
 
 use crate::error::{CliResult, Context};
@@ -44,11 +44,10 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
         thousands(args.lookups),
         thousands(args.lookups)
     )?;
-    let full_options =
-        TableOptions::default().filter_policy(BlockedBloomPolicy::new(args.bits_per_key));
-    let partitioned_options = full_options
-        .clone()
-        .partitioned_filter(PARTITION_BYTES, PartitionCuts::AtDataBlocks);
+    let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(args.bits_per_key));
+    let full_options = TableOptions::default().filters(point.clone());
+    let partitioned_options = TableOptions::default()
+        .filters(point.partitioned(PARTITION_BYTES, PartitionCuts::AtDataBlocks));
     let build = |dir: &str, options| {
         let label = format!("{dir} filters: building tables");
         lsm::build_tables(&root.join(dir), options, args, label).map(|(paths, _)| paths)
@@ -73,7 +72,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
         .sum();
     let (partitions, partition_bytes) = probe
         .iter()
-        .filter_map(Table::partitioned_filter)
+        .filter_map(|table| table.table_filter().partitioned_filter())
         .flat_map(|index| index.partitions())
         .fold((0u64, 0u64), |(n, b), p| (n + 1, b + p.len));
     let keys = args.keys * args.tables;

@@ -12,7 +12,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PrefixExtractor, key_hash};
+use sstfilter::{
+    BlockedBloomPolicy, DelimitedPrefix, PrefixExtractor, TableFilterOptions, key_hash,
+};
 use sstfilter_table::{Table, TableOptions, TableStats};
 
 use crate::error::{CliResult, Context};
@@ -87,11 +89,11 @@ pub(crate) fn run(
     // A digest of the rows every class of scans returned, to check that every configuration returns the same.
     let mut digests: Vec<u64> = Vec::new();
     for (name, prefixes) in CONFIGS {
-        let mut options =
-            TableOptions::default().filter_policy(BlockedBloomPolicy::new(bits_per_key));
+        let mut filters = TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key));
         if let Some(whole_keys) = prefixes {
-            options = options.prefix_extractor(extractor.clone(), whole_keys);
+            filters = filters.prefixes(extractor.clone(), whole_keys);
         }
+        let options = TableOptions::default().filters(filters);
         let dir = root.join(name.replace(' ', "-").replace('+', "and"));
         create_dir(&dir)?;
         let mut lsm = Vec::new();

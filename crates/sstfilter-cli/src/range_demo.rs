@@ -96,13 +96,17 @@ pub(crate) fn run(
     let configs: [(&str, TableOptions); 2] = [
         (
             "point (BlockedBloom)",
-            TableOptions::default().filter_policy(BlockedBloomPolicy::new(bits_per_key)),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key)),
+            ),
         ),
         (
             "point + range (Grafite)",
-            TableOptions::default()
-                .filter_policy(BlockedBloomPolicy::new(bits_per_key))
-                .range_filter(RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR)),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(BlockedBloomPolicy::new(bits_per_key))
+                    .range(RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR)),
+            ),
         ),
     ];
     let mut digests: Vec<u64> = Vec::new();

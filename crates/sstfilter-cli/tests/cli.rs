@@ -256,7 +256,11 @@ fn inspect_explains_raw_filter_blocks_and_tables() {
     }
 
     let table = dir.path().join("plain.sst");
-    write_table(&table, 100, &TableOptions::default().without_filter());
+    write_table(
+        &table,
+        100,
+        &TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
+    );
     let out = ok(&["inspect", table.to_str().unwrap()]);
     assert!(out.contains("no filter block"), "{out}");
 }
@@ -297,8 +301,11 @@ fn demo_partitioned_keeps_the_index_resident_and_loads_partitions_within_the_bud
 fn inspect_explains_partitioned_tables() {
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("partitioned.sst");
-    let options =
-        TableOptions::default().partitioned_filter(512, sstfilter::PartitionCuts::AtDataBlocks);
+    let options = TableOptions::default().filters(
+        sstfilter::TableFilterOptions::new()
+            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks),
+    );
     write_table(&table, 5000, &options);
     let out = ok(&["inspect", table.to_str().unwrap()]);
     for expected in [
@@ -317,7 +324,12 @@ fn inspect_explains_partitioned_tables() {
     let mut bytes = std::fs::read(&table).unwrap();
     let data_end = {
         let t = sstfilter_table::Table::open(&table).unwrap();
-        t.partitioned_filter().unwrap().partition(1).unwrap().offset as usize
+        t.table_filter()
+            .partitioned_filter()
+            .unwrap()
+            .partition(1)
+            .unwrap()
+            .offset as usize
     };
     bytes[data_end + 10] ^= 1;
     std::fs::write(&table, &bytes).unwrap();
@@ -960,7 +972,11 @@ fn inspect_states_the_layout_rule_a_shifted_table_breaks() {
     let dir = tempfile::tempdir().unwrap();
     let options = [
         TableOptions::default(),
-        TableOptions::default().range_filter(sstfilter::RangePolicy::new(256, 0.01)),
+        TableOptions::default().filters(
+            sstfilter::TableFilterOptions::new()
+                .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                .range(sstfilter::RangePolicy::new(256, 0.01)),
+        ),
     ];
     for (n, options) in options.iter().enumerate() {
         let good = dir.path().join(format!("good-{n}.sst"));

@@ -21,45 +21,65 @@
 //! let db = rusty_leveldb::DB::open("/tmp/db", options).expect("open");
 //! ```
 //!
-//! **No prefix filters here.** sstfilter's prefix filters (`FilterBlockBuilder::with_prefixes`, used by the
+//! **No prefix filters here.** sstfilter's prefix filters (`TableFilterOptions::prefixes`, used by the
 //! reference table and the SlateDB adapter) cannot help a LevelDB-style store through this interface: the
 //! table reader consults the filter only from `Get` (one key, one data block; rusty-leveldb's
 //! `table_reader.rs`), never from an iterator, and `rusty_leveldb::FilterPolicy` has no prefix query to answer.
 //! A prefix scan (`seek` plus `next`) reads every table whose key range covers the prefix. An engine that owns
-//! its table reader can ask `FilterBlock::may_contain_scan` before seeking, as
+//! its table reader can ask `TableFilter::may_contain_scan` before seeking, as
 //! `sstfilter_table::Table::scan_prefix` does.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+use std::cell::RefCell;
+use std::fmt;
+
 use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
 use sstfilter::leveldb::{LevelDbFilterPolicy, MATCH_ALL_FILTER};
-use sstfilter::{FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, STORE_POLICY_NAME};
+use sstfilter::{
+    FilterPolicy, FilterStats, NoPartitions, STORE_POLICY_NAME, TableFilter, TableFilterBuilder,
+    TableFilterOptions,
+};
 
-/// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is one of sstfilter's
-/// blocks, registered under the name [`STORE_POLICY_NAME`] (the blocks describe their own kind and version).
+/// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is the point filter of
+/// an sstfilter [`TableFilter`], registered under the name [`STORE_POLICY_NAME`] (the blocks describe their own
+/// kind and version).
+///
+/// The filters are built in [any key order](TableFilterOptions::any_key_order): LevelDB hands each filter the keys
+/// of its data blocks in the order of the table's comparator, which need not be bytewise. One builder is kept
+/// and reused from filter to filter (and table to table), so its memory is allocated once.
 ///
 /// Each block carries a 36-byte trailer and its kind's size granularity (64 bytes for BlockedBloom), which matter
 /// next to LevelDB's small per-2 KiB filters: see BENCHMARKS.md for the space and reads this costs, and
 /// [`LevelDbFormat`] for LevelDB's own format.
-#[derive(Debug, Clone)]
 pub struct RustyLevelDbFilterPolicy<P> {
     policy: P,
+    options: TableFilterOptions,
+    /// `None` only if the options were refused, which `any_key_order` with a point policy alone never is.
+    builder: RefCell<Option<TableFilterBuilder>>,
     stats: FilterStats,
 }
 
-impl<P: FilterPolicy> RustyLevelDbFilterPolicy<P> {
+impl<P: FilterPolicy + Clone + Send + Sync + 'static> RustyLevelDbFilterPolicy<P> {
     /// Filters built by `policy`.
     #[must_use]
     pub fn new(policy: P) -> Self {
+        let options = TableFilterOptions::new()
+            .point(policy.clone())
+            .any_key_order();
         RustyLevelDbFilterPolicy {
+            builder: RefCell::new(TableFilterBuilder::new(&options).ok()),
             policy,
+            options,
             stats: FilterStats::new(),
         }
     }
+}
 
+impl<P> RustyLevelDbFilterPolicy<P> {
     /// The statistics this policy keeps: every answer of its filters ("absent" is a data-block read avoided), and
-    /// filters that failed to open or verify (and answered "may match" instead) as
+    /// lookups that met a filter that failed to open or verify (and answered "may match" instead) as
     /// [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). rusty-leveldb does not tell a
     /// filter whether the read it allowed found the key, so true positives (and the observed rate) are not counted
     /// here. Clones of the handle share the counts.
@@ -75,7 +95,28 @@ impl<P: FilterPolicy> RustyLevelDbFilterPolicy<P> {
     }
 }
 
-impl<P: FilterPolicy> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
+impl<P: Clone> Clone for RustyLevelDbFilterPolicy<P> {
+    /// The same policy and statistics, with a builder of its own.
+    fn clone(&self) -> Self {
+        RustyLevelDbFilterPolicy {
+            policy: self.policy.clone(),
+            options: self.options.clone(),
+            builder: RefCell::new(TableFilterBuilder::new(&self.options).ok()),
+            stats: self.stats.clone(),
+        }
+    }
+}
+
+impl<P: fmt::Debug> fmt::Debug for RustyLevelDbFilterPolicy<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RustyLevelDbFilterPolicy")
+            .field("policy", &self.policy)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
     fn name(&self) -> &'static str {
         STORE_POLICY_NAME
     }
@@ -86,28 +127,27 @@ impl<P: FilterPolicy> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
         let Some(keys) = offset_keys(keys, key_offsets) else {
             return Vec::new();
         };
-        let mut builder = FilterBlockBuilder::new(&self.policy);
-        for key in keys {
-            builder.add_key(key);
+        let mut builder = self.builder.borrow_mut();
+        let Some(builder) = builder.as_mut() else {
+            return Vec::new();
+        };
+        let added = keys.into_iter().try_for_each(|key| builder.add_key(key));
+        // Finished (and so reset for the next filter) whatever happened. A point filter in any key order refuses no
+        // key; were one refused, the filter would not hold every key, so there would be none.
+        match (added, builder.finish_and_reset()) {
+            (Ok(()), Ok(blocks)) => blocks.point_block().map(<[u8]>::to_vec).unwrap_or_default(),
+            _ => Vec::new(),
         }
-        builder.finish()
     }
 
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
         // rusty-leveldb never checks the checksum of a filter block (LevelDB only under paranoid checks), so
-        // `open` verifies ours: a flipped bit must cost a read, not hide a key. It is one pass over a filter of a
-        // few hundred bytes.
-        match FilterBlock::open(filter) {
-            Ok(block) => {
-                let answer = block.may_contain(key);
-                self.stats.record_answer(answer);
-                answer
-            }
-            Err(_) => {
-                self.stats.record_decode_error();
-                true
-            }
-        }
+        // opening verifies ours: a flipped bit must cost a read, not hide a key. It is one pass over a filter of a
+        // few hundred bytes; rusty-leveldb keeps no opened filters to do it once.
+        TableFilter::open(Some(filter), None)
+            .with_stats(self.stats.clone())
+            .may_contain(key, &NoPartitions)
+            .may_contain()
     }
 }
 
@@ -159,8 +199,8 @@ fn offset_keys<'a>(keys: &'a [u8], offsets: &[usize]) -> Option<Vec<&'a [u8]>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sstfilter::BlockedBloomPolicy;
     use sstfilter::leveldb::LevelDbBloomPolicy;
+    use sstfilter::{BlockedBloomPolicy, FilterBlock};
 
     fn layout(keys: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
         let mut buf = Vec::new();
@@ -191,6 +231,37 @@ mod tests {
         assert!(policy.key_may_match(b"absent", &damaged));
         assert!(policy.key_may_match(b"absent", &[]));
         assert_eq!(policy.stats().counts().decode_errors, 2);
+    }
+
+    /// One builder serves every filter: each holds its own keys, in whatever order the table's comparator gave
+    /// them, and none of the filter before.
+    #[test]
+    fn the_reused_builder_starts_each_filter_afresh() {
+        let policy = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let batch = |b: u32| -> Vec<Vec<u8>> {
+            // Descending: a reverse comparator's order.
+            (0..400u32)
+                .rev()
+                .map(|i| format!("b{b}:{i}").into_bytes())
+                .collect()
+        };
+        let mut filters = Vec::new();
+        for b in 0..3 {
+            let keys = batch(b);
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            let (buf, offsets) = layout(&refs);
+            filters.push(policy.create_filter(&buf, &offsets));
+        }
+        for (b, filter) in (0..3).zip(&filters) {
+            assert_eq!(FilterBlock::open(&filter[..]).unwrap().num_keys(), 400);
+            assert!(batch(b).iter().all(|k| policy.key_may_match(k, filter)));
+            let others = (0..3).filter(|&o| o != b).flat_map(batch);
+            let leaked = others.filter(|k| policy.key_may_match(k, filter)).count();
+            assert!(
+                leaked < 40,
+                "{leaked} of 800 keys of other filters match filter {b}"
+            );
+        }
     }
 
     #[test]

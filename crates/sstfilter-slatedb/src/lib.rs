@@ -13,7 +13,7 @@
 //!     .with_filter_policies(vec![policy.clone()])
 //!     .build()
 //!     .await?;
-//! // ... later: policy.stats().counts().decode_errors filters were unreadable and answered "may match".
+//! // ... later: policy.stats().counts().decode_errors lookups met an unusable filter and read the SST.
 //! # Ok(()) }
 //! ```
 //!
@@ -33,6 +33,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod filter;
 mod range;
 
 pub use range::SlateDbRangeFilterPolicy;
@@ -40,17 +41,17 @@ pub use range::SlateDbRangeFilterPolicy;
 use std::fmt;
 use std::sync::Arc;
 
-use ::slatedb::bytes::{BufMut, Bytes};
+use ::slatedb::bytes::Bytes;
 use ::slatedb::prefix_extractor::{PrefixExtractor, PrefixTarget};
-use ::slatedb::{Filter, FilterBuilder, FilterQuery, FilterTarget, RowEntry};
+use ::slatedb::{Filter, FilterBuilder};
 
-use sstfilter::{
-    AlignedBlock, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, PrefixProbe,
-    STORE_POLICY_NAME, UsageError,
-};
+use sstfilter::{FilterPolicy, FilterStats, STORE_POLICY_NAME, TableFilterOptions, UsageError};
+
+use crate::filter::{Layout, Part};
 
 /// Any of our [`FilterPolicy`]s (BlockedBloom, or any other kind, including your own policies) as a
-/// `slatedb::FilterPolicy`.
+/// `slatedb::FilterPolicy`: the point filter (with prefixes, if configured) of an sstfilter
+/// [`TableFilter`](sstfilter::TableFilter), one per SST.
 ///
 /// Its name, which SlateDB stores with every filter to match it to a policy when reading, is
 /// `"sstfilter"`, plus `":p=<extractor name>"` with a prefix extractor and `":wh=0"` without whole-key filtering:
@@ -119,10 +120,12 @@ impl<P> SlateDbFilterPolicy<P> {
     }
 
     /// The statistics this policy keeps: every answer of its filters ("absent" is an object-store read avoided),
-    /// and filters that failed to decode (and answered "may match" instead) as
-    /// [`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors). SlateDB does not tell a filter
-    /// whether the read it allowed found the key, so true positives (and the observed rate) are not counted
-    /// here. Take the handle before handing the policy to SlateDB to read it later; clones share the counts.
+    /// questions they cannot answer by design ([`FilterCounts::unfiltered`](sstfilter::FilterCounts::unfiltered):
+    /// range scans, prefix scans without extractor), and questions answered "may match" because the filter was
+    /// unusable ([`FilterCounts::decode_errors`](sstfilter::FilterCounts::decode_errors): bytes that did not
+    /// verify, or an SST whose keys came out of order). SlateDB does not tell a filter whether the read it allowed
+    /// found the key, so true positives (and the observed rate) are not counted here. Take the handle before
+    /// handing the policy to SlateDB to read it later; clones share the counts.
     #[must_use]
     pub fn stats(&self) -> FilterStats {
         self.stats.clone()
@@ -145,11 +148,22 @@ impl<P> SlateDbFilterPolicy<P> {
         }
         name
     }
+}
 
-    fn probes(&self) -> Probes {
-        Probes {
-            whole_key_filtering: self.whole_key_filtering,
-            prefixes: self.prefix_extractor.clone(),
+impl<P> SlateDbFilterPolicy<P>
+where
+    P: FilterPolicy + Clone + Send + Sync + 'static,
+{
+    /// The table filter's options: this policy's point filter.
+    fn layout(&self) -> Layout {
+        let mut options = TableFilterOptions::new().point(self.policy.clone());
+        if let Some(extractor) = &self.prefix_extractor {
+            options = options.prefixes(extractor.clone(), self.whole_key_filtering);
+        }
+        Layout {
+            options,
+            part: Part::Point,
+            stats: self.stats.clone(),
         }
     }
 }
@@ -172,31 +186,11 @@ where
     }
 
     fn builder(&self) -> Box<dyn FilterBuilder> {
-        let probes = self.probes();
-        Box::new(SlateDbFilterBuilder {
-            builder: probes.builder(self.policy.clone()),
-            policy: self.policy.clone(),
-            probes,
-            stats: self.stats.clone(),
-        })
+        Box::new(self.layout().builder())
     }
 
     fn decode(&self, data: &[u8]) -> Arc<dyn Filter> {
-        // One copy, into a buffer whose BlockedBloom blocks are each one cache line (SlateDB's bytes come at any
-        // alignment); the decoded filter then lives in SlateDB's filter cache.
-        let bytes = AlignedBlock::copy_from(data);
-        let block = match FilterBlock::open(bytes) {
-            Ok(block) => Decoded::Block(block),
-            Err(_) => {
-                self.stats.record_decode_error();
-                Decoded::Unusable(data.to_vec())
-            }
-        };
-        Arc::new(SlateDbFilter {
-            block,
-            probes: self.probes(),
-            stats: self.stats.clone(),
-        })
+        Arc::new(self.layout().decode(data))
     }
 
     fn estimate_size(&self, num_keys: usize) -> usize {
@@ -256,135 +250,13 @@ impl<E: sstfilter::PrefixExtractor> PrefixExtractor for SlateDbPrefix<E> {
     }
 }
 
-/// Which hashes a filter holds, and so how a query is answered.
-#[derive(Clone)]
-struct Probes {
-    whole_key_filtering: bool,
-    prefixes: Option<Arc<dyn sstfilter::PrefixExtractor>>,
-}
-
-impl Probes {
-    /// Whether `block` may hold a key of `target`, or `None` when the block cannot tell (the caller reads the SST):
-    /// a range, a prefix without extractor, or an extractor whose lengths pass the bytes it was given (which breaks
-    /// its contract, and where SlateDB's own policy panics). SlateDB asks every filter of an SST, so a point filter
-    /// beside a range filter is asked about every range scan; those questions are not answers to count.
-    fn may_match(&self, block: &FilterBlock<AlignedBlock>, target: &FilterTarget) -> Option<bool> {
-        if let (FilterTarget::Point(key), true) = (target, self.whole_key_filtering) {
-            return Some(block.may_contain(key));
-        }
-        let extractor = self.prefixes.as_deref()?;
-        let probe = match target {
-            FilterTarget::Point(key) => PrefixProbe::for_key(extractor, key),
-            FilterTarget::Prefix(prefix) => PrefixProbe::for_scan(extractor, prefix),
-            FilterTarget::Range { .. } => None, // a point filter (SlateDbRangeFilterPolicy answers ranges)
-        }?;
-        match block.may_contain_prefix(&probe) {
-            sstfilter::PrefixAnswer::Unfiltered(_) => None,
-            answer => Some(answer.may_contain()),
-        }
-    }
-
-    /// A builder of blocks holding what this policy's filters hold, or why there is none: an extractor whose
-    /// name grew past what a block records after the policy checked it (the filters built then answer "may match").
-    fn builder<P: FilterPolicy>(&self, policy: P) -> Result<FilterBlockBuilder<P>, UsageError> {
-        let builder = FilterBlockBuilder::new(policy);
-        match &self.prefixes {
-            Some(extractor) => builder.with_prefixes(extractor.clone(), self.whole_key_filtering),
-            None => Ok(builder),
-        }
-    }
-}
-
-struct SlateDbFilterBuilder<P: FilterPolicy> {
-    builder: Result<FilterBlockBuilder<P>, UsageError>,
-    policy: P,
-    probes: Probes,
-    /// Handed to the filters it builds (SlateDB may query them without decoding them again).
-    stats: FilterStats,
-}
-
-impl<P: FilterPolicy + Clone + Send> FilterBuilder for SlateDbFilterBuilder<P> {
-    fn add_entry(&mut self, entry: &RowEntry) {
-        // Whole keys and prefixes as configured; a run of equal prefixes is added once.
-        if let Ok(builder) = &mut self.builder {
-            builder.add_key(&entry.key);
-        }
-    }
-
-    fn build(&mut self) -> Arc<dyn Filter> {
-        let builder =
-            std::mem::replace(&mut self.builder, self.probes.builder(self.policy.clone()));
-        let block = match builder.map(|b| FilterBlock::open(AlignedBlock::copy_from(&b.finish()))) {
-            Ok(Ok(block)) => Decoded::Block(block),
-            // No builder (see `Probes::builder`), or a block that did not open (one this crate just wrote always
-            // does): an empty filter, which answers "may match" and never hides a key.
-            Ok(Err(_)) | Err(_) => Decoded::Unusable(Vec::new()),
-        };
-        Arc::new(SlateDbFilter {
-            block,
-            probes: self.probes.clone(),
-            stats: self.stats.clone(),
-        })
-    }
-}
-
-/// A decoded filter, or the bytes of one that could not be used.
-#[derive(Clone)]
-enum Decoded {
-    Block(FilterBlock<AlignedBlock>),
-    /// Answers "may match" for everything; keeps its bytes so that re-encoding loses nothing.
-    Unusable(Vec<u8>),
-}
-
-#[derive(Clone)]
-struct SlateDbFilter {
-    block: Decoded,
-    probes: Probes,
-    /// The policy's counters: every answer of a usable filter is recorded.
-    stats: FilterStats,
-}
-
-impl SlateDbFilter {
-    fn bytes(&self) -> &[u8] {
-        match &self.block {
-            Decoded::Block(block) => block.as_bytes(),
-            Decoded::Unusable(bytes) => bytes,
-        }
-    }
-}
-
-impl Filter for SlateDbFilter {
-    fn might_match(&self, query: &FilterQuery) -> bool {
-        let Decoded::Block(block) = &self.block else {
-            return true; // counted once, as a decode error, when SlateDB decoded it
-        };
-        let Some(answer) = self.probes.may_match(block, &query.target) else {
-            return true; // not a question this filter answers: nothing to count
-        };
-        self.stats.record_answer(answer);
-        answer
-    }
-
-    fn encode(&self, writer: &mut dyn BufMut) {
-        writer.put_slice(self.bytes());
-    }
-
-    fn size(&self) -> usize {
-        self.bytes().len()
-    }
-
-    fn clamp_allocated_size(&self) -> Arc<dyn Filter> {
-        // Clones of a Vec allocate exactly its length.
-        Arc::new(self.clone())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ::slatedb::FilterPolicy as _;
     use ::slatedb::ValueDeletable;
     use ::slatedb::bytes::Bytes;
+    use ::slatedb::{FilterQuery, RowEntry};
     use sstfilter::BlockedBloomPolicy;
     use std::ops::Bound;
 
@@ -426,10 +298,13 @@ mod tests {
         policy.decode(&bytes)
     }
 
+    /// An SST's keys, in the order SlateDB adds them: sorted.
     fn keys() -> Vec<Vec<u8>> {
-        (0..2000u32)
+        let mut keys: Vec<Vec<u8>> = (0..2000u32)
             .map(|i| format!("t{:02}:{i:06}", i % 50).into_bytes())
-            .collect()
+            .collect();
+        keys.sort();
+        keys
     }
 
     fn point(k: &[u8]) -> FilterQuery {
@@ -554,7 +429,7 @@ mod tests {
     }
 
     #[test]
-    fn questions_a_point_filter_cannot_answer_are_not_counted() {
+    fn questions_a_point_filter_cannot_answer_are_counted_as_unfiltered() {
         let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
         let stats = policy.stats();
         let filter = build(&policy, &keys());
@@ -563,6 +438,7 @@ mod tests {
         assert!(filter.might_match(&prefix(b"t0")));
         let counts = stats.counts();
         assert_eq!(counts.absent + counts.may_contain, 0, "{counts:?}");
+        assert_eq!(counts.unfiltered, 2, "{counts:?}");
         assert!(filter.might_match(&point(&keys()[0])));
         assert_eq!(stats.counts().may_contain, 1);
     }
@@ -583,5 +459,30 @@ mod tests {
             assert_eq!(again, damaged, "re-encoding keeps the bytes");
         }
         assert_eq!(stats.counts().decode_errors, 3);
+    }
+
+    /// SlateDB gives an SST's keys in order; were one out of order, the filter could not hold every key, so the SST
+    /// gets one that answers "may match" (counted as unusable) rather than one that hides a key.
+    #[test]
+    fn keys_out_of_order_give_a_filter_that_matches_everything() {
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let stats = policy.stats();
+        let mut builder = policy.builder();
+        for k in [&b"b"[..], b"a", b"c"] {
+            builder.add_entry(&entry(k));
+        }
+        let filter = builder.build();
+        assert_eq!(filter.size(), 0);
+        for k in [&b"a"[..], b"b", b"c", b"absent"] {
+            assert!(filter.might_match(&point(k)));
+        }
+        assert_eq!(stats.counts().decode_errors, 4);
+        // The builder starts the next SST afresh.
+        for k in [&b"a"[..], b"b"] {
+            builder.add_entry(&entry(k));
+        }
+        let next = builder.build();
+        assert!(next.size() > 0);
+        assert!(next.might_match(&point(b"a")) && next.might_match(&point(b"b")));
     }
 }

@@ -2,20 +2,19 @@
 //! SlateDB asks it about the range of every scan, clipped to each SST, and skips the SSTs it rules out.
 
 use std::fmt;
-use std::ops::Bound;
 use std::sync::Arc;
 
-use ::slatedb::bytes::BufMut;
-use ::slatedb::{Filter, FilterBuilder, FilterQuery, FilterTarget, RowEntry};
+use ::slatedb::{Filter, FilterBuilder};
 
-use sstfilter::{
-    AlignedBlock, FilterBlock, FilterKind, FilterStats, RangeFilterBuilder, RangePolicy,
-};
+use sstfilter::{FilterStats, RangePolicy, TableFilterOptions};
 
-/// Range filters in SlateDB, sized by a [`RangePolicy`]: one per SST, answering range scans
-/// (`FilterTarget::Range`, which SlateDB sends only to policies that say they can), prefix scans (a prefix is the
-/// range of its extensions) and point lookups (at the kind's point rate; register a point policy beside it, such
-/// as [`SlateDbFilterPolicy`](crate::SlateDbFilterPolicy), to answer those with a Bloom filter).
+use crate::filter::{Layout, Part};
+
+/// Range filters in SlateDB, sized by a [`RangePolicy`]: the range filter of an sstfilter
+/// [`TableFilter`](sstfilter::TableFilter), one per SST, answering range scans (`FilterTarget::Range`, which
+/// SlateDB sends only to policies that say they can), prefix scans (a prefix is the range of its extensions) and
+/// point lookups (at the kind's point rate; register a point policy beside it, such as
+/// [`SlateDbFilterPolicy`](crate::SlateDbFilterPolicy), to answer those with a Bloom filter).
 ///
 /// ```no_run
 /// # async fn open() -> Result<(), slatedb::Error> {
@@ -37,8 +36,10 @@ use sstfilter::{
 /// ```
 ///
 /// Its name is `"sstfilter.range"`: the blocks describe themselves (range length, rate), so changing the policy
-/// leaves every SST readable. No false negative on any path: a block that fails to decode, or one built from keys
-/// SlateDB gave out of order, answers "may match" (decode failures are counted).
+/// leaves every SST readable. No false negative on any path: a block that fails to open or verify, one built from
+/// keys SlateDB gave out of order, or one of an SST with more keys than the policy's
+/// [`max_keys`](RangePolicy::max_keys) answers "may match" (counted as
+/// [`decode_errors`](sstfilter::FilterCounts::decode_errors)).
 pub struct SlateDbRangeFilterPolicy {
     policy: RangePolicy,
     stats: FilterStats,
@@ -58,7 +59,7 @@ impl SlateDbRangeFilterPolicy {
     }
 
     /// The statistics this policy keeps: every answer of its filters ("absent" is an SST a scan or lookup did not
-    /// read) and the filters that failed to decode. Clones share the counts.
+    /// read), and the questions unusable filters answered "may match". Clones share the counts.
     #[must_use]
     pub fn stats(&self) -> FilterStats {
         self.stats.clone()
@@ -68,6 +69,14 @@ impl SlateDbRangeFilterPolicy {
     #[must_use]
     pub fn policy(&self) -> &RangePolicy {
         &self.policy
+    }
+
+    fn layout(&self) -> Layout {
+        Layout {
+            options: TableFilterOptions::new().range(self.policy),
+            part: Part::Range,
+            stats: self.stats.clone(),
+        }
     }
 }
 
@@ -86,26 +95,11 @@ impl ::slatedb::FilterPolicy for SlateDbRangeFilterPolicy {
     }
 
     fn builder(&self) -> Box<dyn FilterBuilder> {
-        Box::new(RangeBuilder {
-            builder: Some(RangeFilterBuilder::new(self.policy)),
-            policy: self.policy,
-            stats: self.stats.clone(),
-        })
+        Box::new(self.layout().builder())
     }
 
     fn decode(&self, data: &[u8]) -> Arc<dyn Filter> {
-        let block = match FilterBlock::open(AlignedBlock::copy_from(data)) {
-            Ok(block) if block.kind() == FilterKind::Range => Some(block),
-            _ => {
-                self.stats.record_decode_error();
-                None
-            }
-        };
-        Arc::new(RangeFilter {
-            block,
-            bytes: data.to_vec(),
-            stats: self.stats.clone(),
-        })
+        Arc::new(self.layout().decode(data))
     }
 
     fn estimate_size(&self, num_keys: usize) -> usize {
@@ -121,106 +115,14 @@ impl ::slatedb::FilterPolicy for SlateDbRangeFilterPolicy {
     }
 }
 
-struct RangeBuilder {
-    /// `None` once SlateDB gave a key below the one before: the filter would not hold every key, so the SST gets a
-    /// filter that answers "may match" instead.
-    builder: Option<RangeFilterBuilder>,
-    policy: RangePolicy,
-    stats: FilterStats,
-}
-
-impl FilterBuilder for RangeBuilder {
-    fn add_entry(&mut self, entry: &RowEntry) {
-        if let Some(builder) = &mut self.builder
-            && builder.add_key(&entry.key).is_err()
-        {
-            self.builder = None;
-        }
-    }
-
-    fn build(&mut self) -> Arc<dyn Filter> {
-        let built = self.builder.replace(RangeFilterBuilder::new(self.policy));
-        let bytes = built.map(RangeFilterBuilder::finish).unwrap_or_default();
-        // A block this crate just wrote always opens; if it did not, or keys came out of order (empty bytes), the
-        // filter must still never hide a key: it answers "may match".
-        let block = FilterBlock::open(AlignedBlock::copy_from(&bytes)).ok();
-        Arc::new(RangeFilter {
-            block,
-            bytes,
-            stats: self.stats.clone(),
-        })
-    }
-}
-
-#[derive(Clone)]
-struct RangeFilter {
-    /// `None`: answers "may match" to everything.
-    block: Option<FilterBlock<AlignedBlock>>,
-    /// The bytes as written or read (empty for a builder that saw keys out of order), re-encoded unchanged.
-    bytes: Vec<u8>,
-    stats: FilterStats,
-}
-
-/// The range of the keys that start with `prefix`: from `prefix` (included) to the first string after all of its
-/// extensions (excluded), or unbounded when `prefix` is empty or all `0xff`.
-fn prefix_range(prefix: &[u8]) -> (Bound<&[u8]>, Bound<Vec<u8>>) {
-    let mut end = prefix.to_vec();
-    while end.last() == Some(&0xff) {
-        end.pop();
-    }
-    let upper = match end.last_mut() {
-        Some(last) => {
-            *last += 1;
-            Bound::Excluded(end)
-        }
-        None => Bound::Unbounded,
-    };
-    (Bound::Included(prefix), upper)
-}
-
-impl Filter for RangeFilter {
-    fn might_match(&self, query: &FilterQuery) -> bool {
-        let Some(block) = &self.block else {
-            return true;
-        };
-        let answer = match &query.target {
-            FilterTarget::Point(key) => block.may_contain(key),
-            FilterTarget::Prefix(prefix) => {
-                let (lower, upper) = prefix_range(prefix);
-                block
-                    .may_contain_range(lower, upper.as_ref().map(Vec::as_slice))
-                    .may_contain()
-            }
-            FilterTarget::Range { lower, upper } => block
-                .may_contain_range(
-                    lower.as_ref().map(|b| &b[..]),
-                    upper.as_ref().map(|b| &b[..]),
-                )
-                .may_contain(),
-        };
-        self.stats.record_answer(answer);
-        answer
-    }
-
-    fn encode(&self, writer: &mut dyn BufMut) {
-        writer.put_slice(&self.bytes);
-    }
-
-    fn size(&self) -> usize {
-        self.bytes.len()
-    }
-
-    fn clamp_allocated_size(&self) -> Arc<dyn Filter> {
-        Arc::new(self.clone())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tests::entry;
     use ::slatedb::FilterPolicy as _;
+    use ::slatedb::FilterQuery;
     use ::slatedb::bytes::Bytes;
+    use std::ops::Bound;
     use std::ops::RangeBounds;
 
     fn build(policy: &SlateDbRangeFilterPolicy, keys: &[Vec<u8>]) -> Arc<dyn Filter> {
@@ -330,28 +232,5 @@ mod tests {
         unusable.encode(&mut bytes);
         assert_eq!(bytes, b"not a filter block", "re-encoded unchanged");
         assert!(policy.stats().counts().decode_errors >= 1);
-    }
-
-    #[test]
-    fn prefix_ranges_end_after_every_extension() {
-        assert_eq!(
-            prefix_range(b"ab"),
-            (Bound::Included(&b"ab"[..]), Bound::Excluded(b"ac".to_vec()))
-        );
-        assert_eq!(
-            prefix_range(b"a\xff\xff"),
-            (
-                Bound::Included(&b"a\xff\xff"[..]),
-                Bound::Excluded(b"b".to_vec())
-            )
-        );
-        assert_eq!(
-            prefix_range(b"\xff"),
-            (Bound::Included(&b"\xff"[..]), Bound::Unbounded)
-        );
-        assert_eq!(
-            prefix_range(b""),
-            (Bound::Included(&b""[..]), Bound::Unbounded)
-        );
     }
 }

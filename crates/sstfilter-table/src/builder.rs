@@ -5,15 +5,11 @@ use core::fmt;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::block::BlockBuilder;
 use super::error::{TableError, TableResult};
 use super::format::{BlockHandle, Footer, append_crc};
-use sstfilter::{
-    BlockedBloomPolicy, FilterBlockBuilder, FilterPolicy, PartitionCuts, PartitionedFilterBuilder,
-    PrefixExtractor, RangeFilterBuilder, RangePolicy,
-};
+use sstfilter::{BlockedBloomPolicy, TableFilterBuilder, TableFilterOptions, TableFilterPart};
 
 /// Default target size of a data block: 4 KiB, LevelDB's default and one page of most file systems.
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
@@ -25,57 +21,44 @@ pub const MAX_BLOCK_SIZE: usize = 1 << 30;
 /// 4 GiB its u32 offsets can address.
 pub const MAX_ENTRY_LEN: usize = 1 << 30;
 
-/// A filter policy shared between the options and every table built with them.
-pub type SharedFilterPolicy = Arc<dyn FilterPolicy + Send + Sync>;
-
-/// How tables are built: data block size and filter policy.
+/// How tables are built: the data block size, and the table's filters as one [`TableFilterOptions`] (a point
+/// filter, prefixes, a range filter, partitions, in any combination).
 ///
-/// The default is 4 KiB data blocks and a BlockedBloom filter at 10 bits per key (about 0.96 % false positives).
+/// The default is 4 KiB data blocks and a BlockedBloom point filter at 10 bits per key (about 0.96 % false
+/// positives).
 ///
 /// ```
-/// use sstfilter::{BlockedBloomPolicy, PartitionCuts};
+/// use std::sync::Arc;
+/// use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PartitionCuts, RangePolicy, TableFilterOptions};
 /// use sstfilter_table::TableOptions;
 ///
-/// let options = TableOptions::default().block_size(16 * 1024).filter_policy(BlockedBloomPolicy::new(14.0));
-/// let no_filter = TableOptions::default().without_filter();
-/// // A big table: its filter in 4 KiB partitions cut at data-block boundaries, loaded on demand.
-/// let partitioned = TableOptions::default().partitioned_filter(4096, PartitionCuts::AtDataBlocks);
-/// // A range filter: scans of up to 2^10 projected values skip the table at most 1 % of the time when empty.
-/// let ranges = TableOptions::default().range_filter(sstfilter::RangePolicy::new(1 << 10, 0.01));
-/// # let _ = (options, no_filter, partitioned, ranges);
+/// let options = TableOptions::default()
+///     .block_size(16 * 1024)
+///     .filters(TableFilterOptions::new().point(BlockedBloomPolicy::new(14.0)));
+/// let no_filter = TableOptions::default().filters(TableFilterOptions::new());
+/// // A big table: its filter in 4 KiB partitions cut at data-block boundaries, loaded on demand; prefix scans of a
+/// // tenant and range scans of up to 2^10 projected values skip the table when they hold no key.
+/// let everything = TableOptions::default().filters(
+///     TableFilterOptions::new()
+///         .point(BlockedBloomPolicy::new(10.0))
+///         .prefixes(Arc::new(DelimitedPrefix::new(b'/')), true)
+///         .range(RangePolicy::new(1 << 10, 0.01))
+///         .partitioned(4096, PartitionCuts::AtDataBlocks),
+/// );
+/// # let _ = (options, no_filter, everything);
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct TableOptions {
     block_size: usize,
-    filter: Option<SharedFilterPolicy>,
-    prefixes: Option<(Arc<dyn PrefixExtractor>, bool)>,
-    partitions: Option<(usize, PartitionCuts)>,
-    range: Option<RangePolicy>,
+    filters: TableFilterOptions,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
         TableOptions {
             block_size: DEFAULT_BLOCK_SIZE,
-            filter: Some(Arc::new(BlockedBloomPolicy::new(10.0))),
-            prefixes: None,
-            partitions: None,
-            range: None,
+            filters: TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)),
         }
-    }
-}
-
-impl fmt::Debug for TableOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TableOptions")
-            .field("block_size", &self.block_size)
-            .field("has_filter", &self.filter.is_some())
-            .field(
-                "prefix_extractor",
-                &self.prefixes.as_ref().map(|(e, _)| e.name()),
-            )
-            .field("partitions", &self.partitions)
-            .finish()
     }
 }
 
@@ -88,90 +71,24 @@ impl TableOptions {
         self
     }
 
-    /// Builds a filter block with `policy` (replacing the default BlockedBloom policy).
+    /// The table's filters (replacing the default BlockedBloom point filter; `TableFilterOptions::new()` for
+    /// none). The builder tells the filters where each data block ends, for partitions cut at data blocks; with
+    /// prefixes, [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix; with
+    /// a range filter, [`Table::scan_range`](crate::Table::scan_range) skips tables for empty ranges (table format
+    /// version 2, FORMAT.md 7.1); with partitions, a reader keeps the partition index and loads partitions through
+    /// a [`PartitionCache`](crate::PartitionCache). A builder refuses options the filters refuse
+    /// ([`TableError::Usage`](crate::TableError)).
     #[must_use]
-    pub fn filter_policy(self, policy: impl FilterPolicy + Send + Sync + 'static) -> Self {
-        self.shared_filter_policy(Arc::new(policy))
-    }
-
-    /// Like [`filter_policy`](Self::filter_policy), with a policy already behind an `Arc`.
-    #[must_use]
-    pub fn shared_filter_policy(mut self, policy: SharedFilterPolicy) -> Self {
-        self.filter = Some(policy);
+    pub fn filters(mut self, filters: TableFilterOptions) -> Self {
+        self.filters = filters;
         self
     }
 
-    /// Builds tables without a filter block: every lookup reads a data block.
+    /// The table's filters.
     #[must_use]
-    pub fn without_filter(mut self) -> Self {
-        self.filter = None;
-        self
+    pub fn filter_options(&self) -> &TableFilterOptions {
+        &self.filters
     }
-
-    /// Also stores the prefix `extractor` gives each key in the filter block, so that
-    /// [`Table::scan_prefix`](crate::Table::scan_prefix) skips tables that hold no key of a prefix. With
-    /// `whole_keys` false, only prefixes are stored: smaller, but point lookups are no longer filtered.
-    ///
-    /// Prefixes need one filter block: a builder refuses options that also set
-    /// [`partitioned_filter`](Self::partitioned_filter) ([`TableError::ConflictingOptions`](crate::TableError)),
-    /// and one whose extractor's name is too long to record ([`TableError::Usage`](crate::TableError)).
-    #[must_use]
-    pub fn prefix_extractor(
-        mut self,
-        extractor: Arc<dyn PrefixExtractor>,
-        whole_keys: bool,
-    ) -> Self {
-        self.prefixes = Some((extractor, whole_keys));
-        self
-    }
-
-    /// Builds the filter in partitions of about `partition_bytes` each (FORMAT.md, sections 7.3 and 8), cut
-    /// `cuts`, instead of one block: a reader keeps only the small partition index in memory and loads the
-    /// partitions lookups need through a [`PartitionCache`](crate::PartitionCache). Partitions hold whole keys
-    /// only: a builder refuses options that also set [`prefix_extractor`](Self::prefix_extractor).
-    #[must_use]
-    pub fn partitioned_filter(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
-        self.partitions = Some((partition_bytes, cuts));
-        self
-    }
-
-    /// Also builds a Range filter with `policy`, stored beside the filter block (FORMAT.md 4.5 and 7.1, table
-    /// format version 2): [`Table::may_contain_range`](crate::Table::may_contain_range) and
-    /// [`Table::scan_range`](crate::Table::scan_range) skip the table for empty ranges. With
-    /// [`without_filter`](Self::without_filter) it is the table's only filter, and lookups ask it by key (at its
-    /// point rate, `ε / L`).
-    #[must_use]
-    pub fn range_filter(mut self, policy: RangePolicy) -> Self {
-        self.range = Some(policy);
-        self
-    }
-
-    /// The builder of a point filter with `policy`: partitioned, with prefixes, or one block.
-    fn point_filter(&self, policy: SharedFilterPolicy) -> TableResult<FilterBuilder> {
-        Ok(match (self.partitions, &self.prefixes) {
-            (Some(_), Some(_)) => {
-                return Err(TableError::ConflictingOptions {
-                    first: "prefix_extractor",
-                    second: "partitioned_filter",
-                });
-            }
-            (Some((bytes, cuts)), None) => FilterBuilder::Partitioned(
-                PartitionedFilterBuilder::new(policy)
-                    .with_partition_bytes(bytes)
-                    .with_cuts(cuts),
-            ),
-            (None, Some((extractor, whole_keys))) => FilterBuilder::Whole(
-                FilterBlockBuilder::new(policy).with_prefixes(extractor.clone(), *whole_keys)?,
-            ),
-            (None, None) => FilterBuilder::Whole(FilterBlockBuilder::new(policy)),
-        })
-    }
-}
-
-/// The table's filter in the making: one block, or partitions.
-enum FilterBuilder {
-    Whole(FilterBlockBuilder<SharedFilterPolicy>),
-    Partitioned(PartitionedFilterBuilder<SharedFilterPolicy>),
 }
 
 /// What [`TableBuilder::finish`] wrote.
@@ -189,7 +106,7 @@ pub struct TableSummary {
     pub filter: Option<BlockHandle>,
     /// Filter partitions written before the partition index (0 for a filter in one block).
     pub filter_partitions: u64,
-    /// Where the range filter block lies (`None` without [`TableOptions::range_filter`]).
+    /// Where the range filter block lies (`None` without a range filter in [`TableOptions::filters`]).
     pub range_filter: Option<BlockHandle>,
     /// Where the index block lies.
     pub index: BlockHandle,
@@ -199,8 +116,9 @@ pub struct TableSummary {
 
 /// Writes one table: add entries in strictly increasing key order, then [`finish`](Self::finish).
 ///
-/// Every key goes both into the current data block and into a [`FilterBlockBuilder`]; at `finish` the filter
-/// block is sized from the real number of keys and written as a meta block between the data and the index.
+/// Every key goes both into the current data block and into a [`TableFilterBuilder`](sstfilter::TableFilterBuilder)
+/// (told where each data block ends); at `finish` the filter blocks are sized from the real number of keys and
+/// written as meta blocks between the data and the index.
 /// Each block is written with one `write_all`, so an unbuffered `File` is a fine destination.
 ///
 /// ```
@@ -228,8 +146,7 @@ pub struct TableBuilder<W: Write> {
     block_size: usize,
     data: BlockBuilder,
     index: BlockBuilder,
-    filter: Option<FilterBuilder>,
-    range: Option<RangeFilterBuilder>,
+    filter: TableFilterBuilder,
     last_key: Vec<u8>,
     num_entries: u64,
     data_blocks: u64,
@@ -243,7 +160,7 @@ impl<W: Write> fmt::Debug for TableBuilder<W> {
             .field("offset", &self.offset)
             .field("num_entries", &self.num_entries)
             .field("data_blocks", &self.data_blocks)
-            .field("has_filter", &self.filter.is_some())
+            .field("filter", &self.filter)
             .finish_non_exhaustive()
     }
 }
@@ -256,13 +173,10 @@ impl TableBuilder<File> {
 }
 
 impl<W: Write> TableBuilder<W> {
-    /// A builder that writes the table to `out`, or an error if the options cannot go together or the filter
-    /// library refuses them.
+    /// A builder that writes the table to `out`, or an error if the filter library refuses the options (prefixes
+    /// or partitions without a filter policy, an extractor name too long to record).
     pub fn new(out: W, options: &TableOptions) -> TableResult<Self> {
-        let filter = match options.filter.clone() {
-            Some(policy) => Some(options.point_filter(policy)?),
-            None => None,
-        };
+        let filter = TableFilterBuilder::new(&options.filters.clone())?;
         Ok(TableBuilder {
             out,
             offset: 0,
@@ -270,7 +184,6 @@ impl<W: Write> TableBuilder<W> {
             data: BlockBuilder::default(),
             index: BlockBuilder::default(),
             filter,
-            range: options.range.map(RangeFilterBuilder::new),
             last_key: Vec::new(),
             num_entries: 0,
             data_blocks: 0,
@@ -296,16 +209,10 @@ impl<W: Write> TableBuilder<W> {
                 key: key.to_vec(),
             });
         }
+        // Keys strictly increase (checked above), which is all the filter builder asks; a range policy that
+        // cannot keep its rate for one more key refuses it, before the data block takes it.
+        self.filter.add_key(key)?;
         self.data.add(key, value).ok_or_else(too_large)?;
-        if let Some(range) = &mut self.range {
-            range.add_key(key)?; // keys strictly increase (checked above)
-        }
-        match &mut self.filter {
-            Some(FilterBuilder::Whole(filter)) => filter.add_key(key),
-            // Keys strictly increase (checked above), which is all the partitioned builder asks.
-            Some(FilterBuilder::Partitioned(filter)) => filter.add_key(key)?,
-            None => {}
-        }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
         self.num_entries += 1;
@@ -330,30 +237,20 @@ impl<W: Write> TableBuilder<W> {
         let data_bytes = self.offset;
         let mut filter_partitions = 0;
         // Data blocks, filter partitions, the range filter block, the filter block (or partition index): the order
-        // the footer's handles describe (FORMAT.md 7).
-        let (range, filter) = match self.filter.take() {
-            Some(FilterBuilder::Whole(filter)) => {
-                let range = self.write_range_filter()?;
-                self.scratch.clear();
-                filter.finish_into(&mut self.scratch);
-                (range, Some(self.write_scratch()?))
+        // the footer's handles describe (FORMAT.md 7), the order the table filter hands its blocks over in.
+        let blocks = self.filter.finish_and_reset()?;
+        let locations = blocks.write(|part, block| {
+            if let TableFilterPart::Partition(_) = part {
+                filter_partitions += 1;
             }
-            Some(FilterBuilder::Partitioned(filter)) => {
-                // Partitions after the data blocks, in key order; then their index where the filter block goes.
-                let partitions = filter.finish();
-                let mut offsets = Vec::with_capacity(partitions.len());
-                for block in partitions.blocks() {
-                    self.scratch.clear();
-                    self.scratch.extend_from_slice(block);
-                    offsets.push(self.write_scratch()?.offset());
-                }
-                filter_partitions = offsets.len() as u64;
-                let range = self.write_range_filter()?;
-                self.scratch = partitions.index(&offsets)?;
-                (range, Some(self.write_scratch()?))
-            }
-            None => (self.write_range_filter()?, None),
+            self.scratch.clear();
+            self.scratch.extend_from_slice(block);
+            self.write_scratch().map(|handle| handle.offset())
+        })?;
+        let handle = |location: Option<sstfilter::BlockLocation>| {
+            location.map(|l| BlockHandle::new(l.position, l.len))
         };
+        let (filter, range) = (handle(locations.point), handle(locations.range));
         self.scratch.clear();
         self.index.finish_into(&mut self.scratch);
         let index = self.write_scratch()?;
@@ -384,9 +281,7 @@ impl<W: Write> TableBuilder<W> {
         self.data.finish_into(&mut self.scratch);
         let handle = self.write_scratch()?;
         self.data_blocks += 1;
-        if let Some(FilterBuilder::Partitioned(filter)) = &mut self.filter {
-            filter.end_data_block();
-        }
+        self.filter.end_data_block();
         // NOTE: the index key is the block's last key, so "first index key >= lookup key" finds the only block
         // that can hold the key. (LevelDB shortens it to a separator; a reference table keeps it exact.)
         let mut encoded = Vec::with_capacity(super::format::HANDLE_LEN);
@@ -396,16 +291,6 @@ impl<W: Write> TableBuilder<W> {
             .ok_or(TableError::IndexTooLarge {
                 data_blocks: self.data_blocks,
             })
-    }
-
-    /// Writes the range filter block, if the table has one, and returns its handle.
-    fn write_range_filter(&mut self) -> TableResult<Option<BlockHandle>> {
-        let Some(range) = self.range.take() else {
-            return Ok(None);
-        };
-        self.scratch.clear();
-        range.finish_into(&mut self.scratch);
-        self.write_scratch().map(Some)
     }
 
     /// Writes the block in `scratch` followed by its CRC and returns its handle.

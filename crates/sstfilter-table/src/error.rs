@@ -211,13 +211,6 @@ pub enum TableError {
     /// The options or the calls were refused by the filter library (a setting out of range, an extractor name too
     /// long to record, keys out of order for a filter builder).
     Usage(sstfilter::UsageError),
-    /// Two options that cannot go together were both set.
-    ConflictingOptions {
-        /// The first option.
-        first: &'static str,
-        /// The option that cannot go with it.
-        second: &'static str,
-    },
 }
 
 impl fmt::Display for TableError {
@@ -257,9 +250,6 @@ impl fmt::Display for TableError {
             TableError::CorruptBlock { block, defect } => write!(f, "corrupt {block}: {defect}"),
             TableError::Filter(e) => write!(f, "unusable filter block: {e}"),
             TableError::Usage(e) => write!(f, "refused: {e}"),
-            TableError::ConflictingOptions { first, second } => {
-                write!(f, "options {first} and {second} cannot be used together")
-            }
             TableError::FilterKeyCount { table, filter } => write!(
                 f,
                 "filter block was built from {filter} keys but the table holds {table} entries"

@@ -12,22 +12,25 @@
 //!  +--------------+-----+----------------+--------------+-------------+----------+
 //! ```
 //!
-//! How the filter block is embedded, step by step:
+//! How the filters are embedded, step by step (one [`TableFilterOptions`](sstfilter::TableFilterOptions) in
+//! [`TableOptions::filters`] says which: a point filter, prefixes, a range filter, partitions):
 //!
 //! 1. **Build.** [`TableBuilder::add`] appends each entry to the current data block and passes the key to a
-//!    [`FilterBlockBuilder`](sstfilter::FilterBlockBuilder) (8 bytes per key until `finish`). When a data block
-//!    reaches the block size it is written, and its last key and handle go into the index.
-//! 2. **Finish.** [`TableBuilder::finish`] asks the filter builder for the block — sized from the real key
-//!    count by the configured [`FilterPolicy`](sstfilter::FilterPolicy) — and writes it after the data blocks, then
-//!    the index and the footer that points at both.
-//! 3. **Open.** [`Table::open`] reads the footer, the index and the filter block, checks their CRCs and opens the
-//!    filter with [`FilterBlock::open`](sstfilter::FilterBlock::open). A filter block that fails
-//!    any check is not fatal: the table opens and treats every key as "may contain".
+//!    [`TableFilterBuilder`](sstfilter::TableFilterBuilder) (8 bytes per key until `finish`). When a data block
+//!    reaches the block size it is written, its last key and handle go into the index, and the filter builder is
+//!    told (partitions may end there).
+//! 2. **Finish.** [`TableBuilder::finish`] asks the filter builder for its blocks — sized from the real key
+//!    count by the configured policies — and writes them after the data blocks, then the index and the footer
+//!    that points at the point block (or partition index) and the range block.
+//! 3. **Open.** [`Table::open`] reads the footer, the index and the filter blocks, checks their CRCs and opens
+//!    them as one [`TableFilter`](sstfilter::TableFilter). A filter block that fails any check is not fatal: the
+//!    table opens and treats every key as "may contain".
 //! 4. **Lookup.** [`Table::get`] asks the filter first. "Absent" ends the lookup with no I/O; otherwise the
 //!    index names the one data block that can hold the key, which is read with one positioned read.
 //!    [`Table::stats`] counts filter checks, reads avoided, data-block reads and false positives.
 //!
-//! **Partitioned filters.** With [`TableOptions::partitioned_filter`] the filter is written as partitions of a
+//! **Partitioned filters.** With [`TableFilterOptions::partitioned`](sstfilter::TableFilterOptions::partitioned) the
+//! filter is written as partitions of a
 //! few KiB (after the data blocks) and a partition index where the filter block goes (FORMAT.md, section 7.3).
 //! [`Table::open`] then keeps only the index; a lookup loads the one partition it needs into a
 //! [`PartitionCache`] (shareable by every table, bounded in bytes), verified as it enters, and
@@ -97,8 +100,7 @@ mod reader;
 mod stats;
 
 pub use builder::{
-    DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE, MAX_ENTRY_LEN, SharedFilterPolicy, TableBuilder,
-    TableOptions, TableSummary,
+    DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE, MAX_ENTRY_LEN, TableBuilder, TableOptions, TableSummary,
 };
 pub use cache::PartitionCache;
 pub use error::{BlockDefect, BlockType, TableError, TableResult};

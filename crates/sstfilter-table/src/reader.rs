@@ -12,32 +12,10 @@ use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, bump};
 use core::ops::{Bound, RangeBounds};
 use sstfilter::{
-    AlignedBlock, Error, FilterBlock, FilterKind, FilterStats, KeyHash, Loaded, Partition,
-    PartitionAnswer, PartitionLoader, PartitionedFilter, PrefixAnswer, PrefixExtractor,
-    RangeAnswer, Unfiltered, VerifiedPartition, key_hash,
+    AlignedBlock, Answer, Error, FilterBlock, FilterKind, FilterStats, KeyHash, KeyProbe, Loaded,
+    Partition, PartitionLoader, PartitionedFilter, PointFilter, PrefixExtractor, TableFilter,
+    Unfiltered, VerifiedPartition, key_hash,
 };
-
-/// What a table's filter block can do for lookups.
-#[derive(Debug)]
-enum FilterState {
-    /// The table was built without a filter: every lookup goes to the index and a data block.
-    Absent,
-    /// The filter block opened and verified.
-    Ready(FilterBlock<AlignedBlock>),
-    /// A partitioned filter: its index opened and verified, partitions loaded on demand.
-    Partitioned(Box<Partitions>),
-    /// The filter block is corrupt or unreadable: lookups treat the table as "may contain" and count it.
-    Unusable(TableError),
-}
-
-/// A partitioned filter's pinned index and where its partitions are kept.
-#[derive(Debug)]
-struct Partitions {
-    index: PartitionedFilter<AlignedBlock>,
-    cache: PartitionCache,
-    /// This table's key space in the cache.
-    table_id: u64,
-}
 
 /// What the table's filter block turned out to be.
 enum LoadedFilter {
@@ -61,10 +39,17 @@ pub struct Table<R = File> {
     footer: Footer,
     /// Contents of the index block (checksum verified, structure validated at open).
     index: Vec<u8>,
-    filter: FilterState,
-    /// The range filter block beside the filter block (table format version 2): `Ok(None)` without one, `Err`
-    /// when it cannot be used (every range question then reads the table).
-    range: Result<Option<FilterBlock<AlignedBlock>>, TableError>,
+    /// The table's filters (the filter block or partitioned filter, and the range filter block beside it), which
+    /// answer every question; a part that cannot be used answers "may contain".
+    filter: TableFilter<AlignedBlock>,
+    /// Why the filter block cannot be used, as the table found it (its reads and checks included).
+    filter_error: Option<TableError>,
+    /// Why the range filter block cannot be used.
+    range_error: Option<TableError>,
+    /// Where a partitioned filter's partitions are kept.
+    cache: PartitionCache,
+    /// This table's key space in the cache.
+    table_id: u64,
     counters: Counters,
     /// The filter's answers, in the type every integration reports through (shareable across tables).
     filter_stats: FilterStats,
@@ -130,35 +115,37 @@ impl<R: ReadAt> Table<R> {
         let footer = Footer::decode(tail, file_len)?;
         let index = read_block(&source, footer.index, BlockType::Index)?;
         let data_blocks_end = validate_index(&index, footer.data_end())?;
-        let filter = match footer.filter {
-            None => FilterState::Absent,
+        let (point, filter_error) = match footer.filter {
+            None => (PointFilter::None, None),
             Some(handle) => {
                 match load_filter(&source, handle, footer.num_entries, data_blocks_end) {
-                    Ok(LoadedFilter::Whole(filter)) => FilterState::Ready(filter),
-                    Ok(LoadedFilter::Partitioned(index)) => {
-                        FilterState::Partitioned(Box::new(Partitions {
-                            index,
-                            cache,
-                            table_id: next_table_id(),
-                        }))
-                    }
-                    Err(e) => FilterState::Unusable(e),
+                    Ok(LoadedFilter::Whole(block)) => (PointFilter::Block(block), None),
+                    Ok(LoadedFilter::Partitioned(index)) => (PointFilter::Partitioned(index), None),
+                    Err(e) => (PointFilter::Unusable(filter_error_of(&e)), Some(e)),
                 }
             }
         };
-        let range = match footer.range {
-            None => Ok(None),
-            Some(handle) => load_range_filter(&source, handle, footer.num_entries).map(Some),
+        let (range, range_error) = match footer.range {
+            None => (None, None),
+            Some(handle) => match load_range_filter(&source, handle, footer.num_entries) {
+                Ok(block) => (Some(Ok(block)), None),
+                Err(e) => (Some(Err(filter_error_of(&e))), Some(e)),
+            },
         };
+        let filter_stats = FilterStats::new();
+        let filter = TableFilter::from_parts(point, range).with_stats(filter_stats.clone());
         Ok(Table {
             source,
             file_len,
             footer,
             index,
             filter,
-            range,
+            filter_error,
+            range_error,
+            cache,
+            table_id: next_table_id(),
             counters: Counters::default(),
-            filter_stats: FilterStats::new(),
+            filter_stats,
         })
     }
 
@@ -175,56 +162,53 @@ impl<R: ReadAt> Table<R> {
     ///
     /// REQUIRES: `hash == key_hash(key)`; another hash can make the filter hide the key.
     pub fn get_with_hash(&self, key: &[u8], hash: KeyHash) -> TableResult<Option<Vec<u8>>> {
+        self.lookup(&KeyProbe::with_hash(key, hash))
+    }
+
+    /// [`get`](Self::get) for a table whose filter may hold `extractor`'s prefixes only: such a filter is asked
+    /// about the key's prefix (without an extractor, it cannot answer a key lookup).
+    pub fn get_with_extractor(
+        &self,
+        key: &[u8],
+        extractor: &dyn PrefixExtractor,
+    ) -> TableResult<Option<Vec<u8>>> {
+        self.lookup(&KeyProbe::with_prefix(key, extractor))
+    }
+
+    /// The filter's answer for `probe` (counted), then the read it allows.
+    fn lookup(&self, probe: &KeyProbe<'_>) -> TableResult<Option<Vec<u8>>> {
         bump(&self.counters.lookups);
-        let filter_said_maybe = match &self.filter {
-            // A Range filter stores keys, not hashes: it is asked by key.
-            FilterState::Ready(filter) if filter.kind() == FilterKind::Range => {
-                Some(filter.may_contain(key))
-            }
-            FilterState::Ready(filter) => Some(filter.may_contain_hash(hash)),
-            FilterState::Partitioned(partitions) => {
-                let loader = Loader {
-                    source: &self.source,
-                    partitions,
-                    counters: &self.counters,
-                };
-                match partitions.index.lookup(key, hash, &loader) {
-                    PartitionAnswer::Unavailable { .. } => None,
-                    answer => Some(answer.may_contain()),
-                }
-            }
-            FilterState::Unusable(_) => None,
-            // Without a point filter, a range filter answers the lookup by key; without either, the table is read.
-            FilterState::Absent => match &self.range {
-                Ok(Some(range)) => Some(range.may_contain(key)),
-                Err(_) => None,
-                Ok(None) => {
-                    let found = self.read_value(key)?;
-                    return Ok(found);
-                }
-            },
-        };
-        match filter_said_maybe {
-            Some(may_contain) => {
+        let answer = self.filter.may_contain_key(probe, &self.loader());
+        match answer {
+            Answer::Absent => {
                 bump(&self.counters.filter_checks);
-                self.filter_stats.record_answer(may_contain);
-                if !may_contain {
-                    bump(&self.counters.filter_negatives);
-                    return Ok(None);
-                }
+                bump(&self.counters.filter_negatives);
+                return Ok(None);
             }
-            None => {
-                bump(&self.counters.filter_unavailable);
-                self.filter_stats.record_decode_error();
-            }
+            Answer::MayContain => bump(&self.counters.filter_checks),
+            Answer::Unfiltered(Unfiltered::Unusable) => bump(&self.counters.filter_unavailable),
+            // No filter that answers a key (none at all, or prefixes only without an extractor): a plain read.
+            Answer::Unfiltered(_) => {}
         }
-        let found = self.read_value(key)?;
-        match (&found, filter_said_maybe) {
-            (None, Some(true)) => bump(&self.counters.false_positives),
-            (Some(_), Some(true)) => self.filter_stats.record_true_positive(),
-            _ => {}
+        let found = self.read_value(probe.key())?;
+        if answer == Answer::MayContain {
+            match found {
+                None => bump(&self.counters.false_positives),
+                Some(_) => self.filter_stats.record_true_positive(),
+            }
         }
         Ok(found)
+    }
+
+    /// Loads the table's filter partitions through its cache.
+    fn loader(&self) -> Loader<'_, R> {
+        Loader {
+            source: &self.source,
+            index: self.filter.partitioned_filter(),
+            cache: &self.cache,
+            table_id: self.table_id,
+            counters: &self.counters,
+        }
     }
 
     /// Every entry whose key starts with `prefix`, in key order, asking the filter first: a table whose filter
@@ -237,32 +221,30 @@ impl<R: ReadAt> Table<R> {
         prefix: &[u8],
     ) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
         bump(&self.counters.prefix_scans);
-        match self.may_contain_prefix(extractor, prefix) {
-            PrefixAnswer::Absent => {
+        let answer = self.may_contain_prefix(extractor, prefix);
+        match answer {
+            Answer::Absent => {
                 bump(&self.counters.prefix_scans_skipped);
                 return Ok(Vec::new());
             }
-            PrefixAnswer::Unfiltered(_) => bump(&self.counters.prefix_scans_unfiltered),
-            PrefixAnswer::MayContain => {}
+            Answer::Unfiltered(_) => bump(&self.counters.prefix_scans_unfiltered),
+            Answer::MayContain => {}
         }
-        self.read_prefix(prefix)
+        let found = self.read_prefix(prefix)?;
+        if answer == Answer::MayContain && !found.is_empty() {
+            self.filter_stats.record_true_positive();
+        }
+        Ok(found)
     }
 
-    /// What the filter says about the keys that start with `prefix` (without counting it or reading anything):
-    /// [`PrefixAnswer::Absent`] only if the filter holds `extractor`'s prefixes and not the one every such key
-    /// has; [`PrefixAnswer::Unfiltered`] without a usable filter, or one of other prefixes.
+    /// What the filters say about the keys that start with `prefix` (counted in the filter statistics, not in the
+    /// table's scan counters; a partitioned filter may load the partitions the scan's keys can be in):
+    /// [`Answer::Absent`] if the filter holds `extractor`'s prefixes and not the one every such key has, or the
+    /// range filter rules out the range those keys lie in; [`Answer::Unfiltered`] without a filter that can tell.
     #[must_use]
-    pub fn may_contain_prefix(
-        &self,
-        extractor: &dyn PrefixExtractor,
-        prefix: &[u8],
-    ) -> PrefixAnswer {
-        match &self.filter {
-            FilterState::Ready(filter) => filter.may_contain_scan(extractor, prefix),
-            FilterState::Partitioned(_) | FilterState::Unusable(_) | FilterState::Absent => {
-                PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes)
-            }
-        }
+    pub fn may_contain_prefix(&self, extractor: &dyn PrefixExtractor, prefix: &[u8]) -> Answer {
+        self.filter
+            .may_contain_scan(Some(extractor), prefix, &self.loader())
     }
 
     /// Every entry whose key lies between `lower` and `upper`, in key order, asking the filter first: a table
@@ -275,13 +257,14 @@ impl<R: ReadAt> Table<R> {
         upper: Bound<&[u8]>,
     ) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
         bump(&self.counters.range_scans);
-        match self.may_contain_range(lower, upper) {
-            RangeAnswer::Absent => {
+        let answer = self.may_contain_range(lower, upper);
+        match answer {
+            Answer::Absent => {
                 bump(&self.counters.range_scans_skipped);
                 return Ok(Vec::new());
             }
-            RangeAnswer::Unfiltered(_) => bump(&self.counters.range_scans_unfiltered),
-            RangeAnswer::MayContain => {}
+            Answer::Unfiltered(_) => bump(&self.counters.range_scans_unfiltered),
+            Answer::MayContain => {}
         }
         let start: &[u8] = match lower {
             Bound::Included(a) | Bound::Excluded(a) => a,
@@ -297,39 +280,26 @@ impl<R: ReadAt> Table<R> {
             found.push((key.to_vec(), value.to_vec()));
             true
         })?;
+        if answer == Answer::MayContain && !found.is_empty() {
+            self.filter_stats.record_true_positive();
+        }
         Ok(found)
     }
 
-    /// What the filters say about the keys between `lower` and `upper` (without counting it or reading
-    /// anything): [`RangeAnswer::Absent`] if the table's range filter rules the range out (or no byte string lies
-    /// in it); [`RangeAnswer::Unfiltered`] without a usable range filter (a point filter answers only a range of
-    /// one key).
+    /// What the filters say about the keys between `lower` and `upper` (counted in the filter statistics, not in
+    /// the table's scan counters): [`Answer::Absent`] if the table's range filter rules the range out (or no byte
+    /// string lies in it, or it lies past a partitioned filter's last key); a range of one key is a point lookup;
+    /// [`Answer::Unfiltered`] without a usable range filter.
     #[must_use]
-    pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
-        match &self.range {
-            Ok(Some(range)) => return range.may_contain_range(lower, upper),
-            Err(_) => return RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter),
-            Ok(None) => {}
-        }
-        match &self.filter {
-            FilterState::Ready(filter) => filter.may_contain_range(lower, upper),
-            FilterState::Partitioned(_) | FilterState::Unusable(_) | FilterState::Absent => {
-                RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter)
-            }
-        }
-    }
-
-    /// The range filter block, if the table has a usable one (see [`range_filter_error`](Self::range_filter_error)).
-    #[must_use]
-    pub fn range_filter(&self) -> Option<&FilterBlock<AlignedBlock>> {
-        self.range.as_ref().ok().and_then(Option::as_ref)
+    pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Answer {
+        self.filter.may_contain_range(lower, upper, &self.loader())
     }
 
     /// Why the table's range filter block cannot be used, if it has one that cannot: range questions then read
     /// the table.
     #[must_use]
     pub fn range_filter_error(&self) -> Option<&TableError> {
-        self.range.as_ref().err()
+        self.range_error.as_ref()
     }
 
     /// Where the range filter block lies, if the table has one.
@@ -441,7 +411,7 @@ impl<R: ReadAt> Table<R> {
                 found: entries,
             });
         }
-        if let Some(index) = self.partitioned_filter() {
+        if let Some(index) = self.filter.partitioned_filter() {
             for position in 0..index.num_partitions() {
                 if let Some(partition) = self.read_filter_partition(position) {
                     partition?;
@@ -458,7 +428,7 @@ impl<R: ReadAt> Table<R> {
         &self,
         position: usize,
     ) -> Option<TableResult<VerifiedPartition<AlignedBlock>>> {
-        let index = self.partitioned_filter()?;
+        let index = self.filter.partitioned_filter()?;
         let partition = index.partition(position)?;
         Some(read_partition(&self.source, index, &partition, |bytes| {
             bytes
@@ -472,6 +442,7 @@ impl<R> Table<R> {
     /// partitions that could not be used.
     #[must_use]
     pub fn with_filter_stats(mut self, stats: FilterStats) -> Self {
+        self.filter = self.filter.with_stats(stats.clone());
         self.filter_stats = stats;
         self
     }
@@ -489,41 +460,26 @@ impl<R> Table<R> {
         self.counters.snapshot()
     }
 
-    /// The table's filter block, if it has one in one block and it opened and verified.
+    /// The table's filters, as one [`TableFilter`]: the point filter (one block, or a partition index,
+    /// [`TableFilter::point_filter`], [`TableFilter::partitioned_filter`]) and the range filter
+    /// ([`TableFilter::range_filter`]). Why a part that exists cannot be used: [`filter_error`](Self::filter_error)
+    /// and [`range_filter_error`](Self::range_filter_error), with the table's own context (a read that failed).
     #[must_use]
-    pub fn filter(&self) -> Option<&FilterBlock<AlignedBlock>> {
-        match &self.filter {
-            FilterState::Ready(filter) => Some(filter),
-            FilterState::Partitioned(_) | FilterState::Absent | FilterState::Unusable(_) => None,
-        }
-    }
-
-    /// The partition index of the table's partitioned filter, if it has one and it opened.
-    #[must_use]
-    pub fn partitioned_filter(&self) -> Option<&PartitionedFilter<AlignedBlock>> {
-        match &self.filter {
-            FilterState::Partitioned(partitions) => Some(&partitions.index),
-            FilterState::Ready(_) | FilterState::Absent | FilterState::Unusable(_) => None,
-        }
+    pub fn table_filter(&self) -> &TableFilter<AlignedBlock> {
+        &self.filter
     }
 
     /// The cache the partitions of the table's partitioned filter are kept in, if it has one.
     #[must_use]
     pub fn partition_cache(&self) -> Option<&PartitionCache> {
-        match &self.filter {
-            FilterState::Partitioned(partitions) => Some(&partitions.cache),
-            FilterState::Ready(_) | FilterState::Absent | FilterState::Unusable(_) => None,
-        }
+        self.filter.partitioned_filter().map(|_| &self.cache)
     }
 
     /// Why the table's filter block cannot be used (lookups then treat the table as "may contain"); `None` if it
     /// is fine or the table has none.
     #[must_use]
     pub fn filter_error(&self) -> Option<&TableError> {
-        match &self.filter {
-            FilterState::Unusable(e) => Some(e),
-            FilterState::Absent | FilterState::Ready(_) | FilterState::Partitioned(_) => None,
-        }
+        self.filter_error.as_ref()
     }
 
     /// Where the filter block lies, if the table has one (usable or not).
@@ -667,7 +623,8 @@ fn load_filter<R: ReadAt>(
     )?;
     if let Err(Error::PartitionIndex) = FilterBlock::open(bytes.as_ref()) {
         let index = PartitionedFilter::open(bytes)?;
-        if index.num_keys() != num_entries {
+        // As for a filter block: partitions with prefixes count them too, so only a count without is checked.
+        if index.prefix_extractor_name().is_none() && index.num_keys() != num_entries {
             return Err(TableError::FilterKeyCount {
                 table: num_entries,
                 filter: index.num_keys(),
@@ -727,10 +684,21 @@ fn read_partition<R: ReadAt, T: AsRef<[u8]>>(
     Ok(index.verify_partition(partition, hold(bytes))?)
 }
 
+/// The decode error a table filter part is unusable for: the filter library's own, or "unreadable" for what the
+/// table could not read or check.
+fn filter_error_of(error: &TableError) -> Error {
+    match error {
+        TableError::Filter(e) => e.clone(),
+        _ => Error::Unreadable,
+    }
+}
+
 /// Loads a table's filter partitions through its cache, verifying each one read from the file.
 struct Loader<'a, R> {
     source: &'a R,
-    partitions: &'a Partitions,
+    index: Option<&'a PartitionedFilter<AlignedBlock>>,
+    cache: &'a PartitionCache,
+    table_id: u64,
     counters: &'a Counters,
 }
 
@@ -742,20 +710,20 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     type Error = TableError;
 
     fn load(&self, partition: &Partition) -> TableResult<Loaded<SharedBlock>> {
-        let key = (self.partitions.table_id, partition.position);
-        if let Some(block) = self.partitions.cache.get(key) {
+        let key = (self.table_id, partition.position);
+        if let Some(block) = self.cache.get(key) {
             bump(&self.counters.partition_cache_hits);
             return Ok(block.into());
         }
+        // The table filter asks for partitions of its partition index only.
+        let Some(index) = self.index else {
+            return Err(TableError::Filter(Error::Unreadable));
+        };
         bump(&self.counters.partition_loads);
         // Verified once, as it enters the cache.
-        let block: CachedPartition = read_partition(
-            self.source,
-            &self.partitions.index,
-            partition,
-            SharedBlock::new,
-        )?;
-        self.partitions.cache.insert(key, block.clone());
+        let block: CachedPartition =
+            read_partition(self.source, index, partition, SharedBlock::new)?;
+        self.cache.insert(key, block.clone());
         Ok(block.into())
     }
 }

@@ -14,48 +14,67 @@ fn keys(n: usize, salt: &str) -> Vec<Vec<u8>> {
 #[test]
 fn reference_table_with_each_policy_at_its_extremes() {
     let policies: Vec<(String, TableOptions)> = vec![
-        ("no filter".into(), TableOptions::default().without_filter()),
+        (
+            "no filter".into(),
+            TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
+        ),
         (
             "BlockedBloom 1".into(),
-            TableOptions::default().filter_policy(BlockedBloomPolicy::new(1.0)),
+            TableOptions::default()
+                .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(1.0))),
         ),
         (
             "BlockedBloom 100".into(),
-            TableOptions::default().filter_policy(BlockedBloomPolicy::new(100.0)),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(100.0)),
+            ),
         ),
         (
             "StandardBloom 1".into(),
-            TableOptions::default().filter_policy(StandardBloomPolicy::new(1.0)),
+            TableOptions::default()
+                .filters(sstfilter::TableFilterOptions::new().point(StandardBloomPolicy::new(1.0))),
         ),
         (
             "StandardBloom 100".into(),
-            TableOptions::default().filter_policy(StandardBloomPolicy::new(100.0)),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(StandardBloomPolicy::new(100.0)),
+            ),
         ),
         (
             "Ribbon Bloom-equivalent 1".into(),
-            TableOptions::default().filter_policy(RibbonPolicy::new(1.0)),
+            TableOptions::default()
+                .filters(sstfilter::TableFilterOptions::new().point(RibbonPolicy::new(1.0))),
         ),
         (
             "Ribbon 2^-1".into(),
-            TableOptions::default().filter_policy(RibbonPolicy::with_fpr(0.5)),
+            TableOptions::default()
+                .filters(sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(0.5))),
         ),
         (
             "Ribbon 2^-27".into(),
-            TableOptions::default().filter_policy(RibbonPolicy::with_fpr(2f64.powi(-27))),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(2f64.powi(-27))),
+            ),
         ),
         (
             "Ribbon 2^-32".into(),
-            TableOptions::default().filter_policy(RibbonPolicy::with_fpr(2f64.powi(-32))),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(2f64.powi(-32))),
+            ),
         ),
         (
             "Ribbon, no overhead".into(),
-            TableOptions::default()
-                .filter_policy(RibbonPolicy::with_fpr(0.01).with_slot_overhead(0.0)),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(RibbonPolicy::with_fpr(0.01).with_slot_overhead(0.0)),
+            ),
         ),
         (
             "Ribbon, no build memory".into(),
-            TableOptions::default()
-                .filter_policy(RibbonPolicy::with_fpr(0.01).with_max_build_memory(0)),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(RibbonPolicy::with_fpr(0.01).with_max_build_memory(0)),
+            ),
         ),
     ];
     for n in [0usize, 1, 3000] {

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use sstfilter::{
     BlockedBloomPolicy, FilterPolicy, PartitionCuts, RibbonPolicy, StandardBloomPolicy, key_hash,
 };
-use sstfilter_table::{
-    PartitionCache, Table, TableBuilder, TableError, TableOptions, TableSummary,
-};
+use sstfilter_table::{PartitionCache, Table, TableBuilder, TableOptions, TableSummary};
 
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
@@ -36,10 +34,11 @@ fn partitioned(
     bytes: usize,
     cuts: PartitionCuts,
 ) -> TableOptions {
-    TableOptions::default()
-        .block_size(256)
-        .filter_policy(policy)
-        .partitioned_filter(bytes, cuts)
+    TableOptions::default().block_size(256).filters(
+        sstfilter::TableFilterOptions::new()
+            .point(policy)
+            .partitioned(bytes, cuts),
+    )
 }
 
 #[test]
@@ -53,10 +52,11 @@ fn every_key_is_found_through_its_partition_for_every_kind_and_cut() {
         for cuts in [PartitionCuts::Anywhere, PartitionCuts::AtDataBlocks] {
             for n in [0usize, 1, 2, 500, 3000] {
                 let entries = entries(n, "key");
-                let options = TableOptions::default()
-                    .block_size(256)
-                    .shared_filter_policy(policy.clone())
-                    .partitioned_filter(256, cuts);
+                let options = TableOptions::default().block_size(256).filters(
+                    sstfilter::TableFilterOptions::new()
+                        .shared_point(policy.clone())
+                        .partitioned(256, cuts),
+                );
                 let (summary, bytes) = build(&entries, &options);
                 let what = format!("{name} {cuts:?} {n} keys");
                 let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
@@ -65,7 +65,10 @@ fn every_key_is_found_through_its_partition_for_every_kind_and_cut() {
                     "{what}: {:?}",
                     table.filter_error()
                 );
-                let index = table.partitioned_filter().expect("a partitioned filter");
+                let index = table
+                    .table_filter()
+                    .partitioned_filter()
+                    .expect("a partitioned filter");
                 assert_eq!(
                     index.num_partitions() as u64,
                     summary.filter_partitions,
@@ -169,7 +172,12 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
     let loads: u64 = tables.iter().map(|(t, _)| t.stats().partition_loads).sum();
     let partitions: u64 = tables
         .iter()
-        .map(|(t, _)| t.partitioned_filter().unwrap().num_partitions() as u64)
+        .map(|(t, _)| {
+            t.table_filter()
+                .partitioned_filter()
+                .unwrap()
+                .num_partitions() as u64
+        })
         .sum();
     // Sorted lookups touch each partition in one run: loads equal partitions even with a small cache.
     assert_eq!(loads, partitions);
@@ -229,24 +237,60 @@ fn damage_to_partitions_or_their_index_costs_reads_never_keys() {
 }
 
 #[test]
-fn prefix_extractor_and_partitions_together_are_refused_not_dropped() {
-    let extractor = Arc::new(sstfilter::FixedPrefix::new(2));
-    // In either order: neither option silently cancels the other.
+fn prefix_extractor_and_partitions_work_together() {
+    // Keys `p` + 7 digits, multiples of 100: each has its own 7-byte prefix, and `p` + 6 digits ending in 5 is the
+    // prefix of no key, between keys.
+    let extractor = Arc::new(sstfilter::FixedPrefix::new(7));
+    let entries: Entries = (0..2000u64)
+        .map(|i| {
+            (
+                format!("p{:07}", i * 100).into_bytes(),
+                i.to_le_bytes().to_vec(),
+            )
+        })
+        .collect();
+    // In either order: neither option cancels the other.
     for options in [
-        TableOptions::default()
-            .prefix_extractor(extractor.clone(), true)
-            .partitioned_filter(4096, PartitionCuts::Anywhere),
-        TableOptions::default()
-            .partitioned_filter(4096, PartitionCuts::Anywhere)
-            .prefix_extractor(extractor.clone(), true),
+        TableOptions::default().filters(
+            sstfilter::TableFilterOptions::new()
+                .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                .prefixes(extractor.clone(), true)
+                .partitioned(256, PartitionCuts::Anywhere),
+        ),
+        TableOptions::default().filters(
+            sstfilter::TableFilterOptions::new()
+                .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                .partitioned(256, PartitionCuts::Anywhere)
+                .prefixes(extractor.clone(), true),
+        ),
     ] {
-        assert!(matches!(
-            TableBuilder::new(Vec::new(), &options),
-            Err(TableError::ConflictingOptions {
-                first: "prefix_extractor",
-                second: "partitioned_filter"
+        let (summary, bytes) = build(&entries, &options);
+        assert!(summary.filter_partitions > 3, "{summary:?}");
+        let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+        assert!(table.table_filter().partitioned_filter().is_some());
+        for (key, value) in &entries {
+            assert_eq!(table.get(key).unwrap().as_deref(), Some(&value[..]));
+            let prefix = &key[..7];
+            assert!(
+                table
+                    .may_contain_prefix(extractor.as_ref(), prefix)
+                    .may_contain()
+            );
+            assert_eq!(
+                table.scan_prefix(extractor.as_ref(), prefix).unwrap().len(),
+                1
+            );
+        }
+        // Prefixes no key has, inside the key range: the partitions they would lie in say so.
+        let skipped = (0..2000u64)
+            .map(|i| format!("p{:06}", i * 10 + 5))
+            .filter(|prefix| {
+                !table
+                    .may_contain_prefix(extractor.as_ref(), prefix.as_bytes())
+                    .may_contain()
             })
-        ));
+            .count();
+        assert!(skipped > 1900, "{skipped} of 2000 absent prefixes skipped");
     }
 }
 

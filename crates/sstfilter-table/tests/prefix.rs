@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use sstfilter::{DelimitedPrefix, FixedPrefix, PrefixAnswer, PrefixExtractor, RibbonPolicy};
+use sstfilter::{Answer, DelimitedPrefix, FixedPrefix, PrefixExtractor, RibbonPolicy};
 use sstfilter_table::{Table, TableBuilder, TableOptions};
 
 /// Entries `t{tenant:03}/{row:04}` for the tenants in `tenants`, 20 rows each.
@@ -38,9 +38,11 @@ fn scans_return_exactly_the_prefixed_entries_and_skip_tables_without_them() {
     let stored = entries((0..300).filter(|t| t % 3 == 0)); // every third tenant
     for whole_keys in [true, false] {
         for block_size in [64usize, 4096] {
-            let options = TableOptions::default()
-                .block_size(block_size)
-                .prefix_extractor(tenants.clone(), whole_keys);
+            let options = TableOptions::default().block_size(block_size).filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                    .prefixes(tenants.clone(), whole_keys),
+            );
             let t = table(&options, &stored);
             for tenant in 0..300u32 {
                 for scan in [
@@ -82,19 +84,25 @@ fn tables_that_cannot_tell_are_read_and_counted() {
         ("no prefixes", TableOptions::default(), slash.clone()),
         (
             "no filter",
-            TableOptions::default().without_filter(),
+            TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
             slash.clone(),
         ),
         (
             "other extractor",
-            TableOptions::default().prefix_extractor(Arc::new(FixedPrefix::new(4)), true),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                    .prefixes(Arc::new(FixedPrefix::new(4)), true),
+            ),
             slash.clone(),
         ),
         (
             "scan shorter than the prefix",
-            TableOptions::default()
-                .filter_policy(RibbonPolicy::new(10.0))
-                .prefix_extractor(Arc::new(FixedPrefix::new(5)), true),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(RibbonPolicy::new(10.0))
+                    .prefixes(Arc::new(FixedPrefix::new(5)), true),
+            ),
             Arc::new(FixedPrefix::new(5)) as Arc<dyn PrefixExtractor>,
         ),
     ];
@@ -104,7 +112,7 @@ fn tables_that_cannot_tell_are_read_and_counted() {
             assert!(
                 matches!(
                     t.may_contain_prefix(asked.as_ref(), scan),
-                    PrefixAnswer::Unfiltered(_)
+                    Answer::Unfiltered(_)
                 ),
                 "{name}"
             );

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::ops::RangeBounds;
 
-use sstfilter::{RangeAnswer, RangePolicy};
+use sstfilter::{Answer, RangePolicy};
 use sstfilter_table::{Table, TableBuilder, TableOptions};
 
 /// Every string of up to 3 bytes over `a`, `b`, `c`, behind `row/`, sorted.
@@ -46,9 +46,11 @@ fn open(bytes: &[u8]) -> Table<Vec<u8>> {
 #[test]
 fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
     let strings = universe();
-    let options = TableOptions::default()
-        .block_size(64)
-        .range_filter(RangePolicy::new(8, 0.5));
+    let options = TableOptions::default().block_size(64).filters(
+        sstfilter::TableFilterOptions::new()
+            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .range(RangePolicy::new(8, 0.5)),
+    );
     for pick in [1usize, 2, 5, 13] {
         let keys: BTreeMap<Vec<u8>, Vec<u8>> = strings
             .iter()
@@ -75,7 +77,7 @@ fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
                     expected.is_empty() || answer.may_contain(),
                     "{lower:?}..{upper:?} holds keys but is {answer:?}"
                 );
-                skipped += usize::from(answer == RangeAnswer::Absent);
+                skipped += usize::from(answer == Answer::Absent);
                 // Scans on a sample of the ranges (each reads blocks).
                 if (lower, upper) != (Unbounded, Unbounded) && skipped % 7 == 0 {
                     assert_eq!(
@@ -111,11 +113,15 @@ fn empty_short_ranges_skip_the_table_and_points_are_filtered() {
     for (what, options) in [
         (
             "beside a point filter",
-            TableOptions::default().range_filter(range),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                    .range(range),
+            ),
         ),
         (
             "alone",
-            TableOptions::default().without_filter().range_filter(range),
+            TableOptions::default().filters(sstfilter::TableFilterOptions::new().range(range)),
         ),
     ] {
         let bytes = table_bytes(&keys, &options);
@@ -125,7 +131,9 @@ fn empty_short_ranges_skip_the_table_and_points_are_filtered() {
             "{what}: version 2"
         );
         let table = open(&bytes);
-        assert!(table.range_filter().is_some() && table.range_filter_error().is_none());
+        assert!(
+            table.table_filter().range_filter().is_some() && table.range_filter_error().is_none()
+        );
         assert_eq!(
             table.filter_handle().is_some(),
             what == "beside a point filter"
@@ -168,7 +176,11 @@ fn a_damaged_range_block_answers_may_contain_and_loses_nothing() {
     let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..300u32)
         .map(|i| (format!("k{:05}", i * 3).into_bytes(), vec![7; 5]))
         .collect();
-    let options = TableOptions::default().range_filter(RangePolicy::new(16, 0.01));
+    let options = TableOptions::default().filters(
+        sstfilter::TableFilterOptions::new()
+            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .range(RangePolicy::new(16, 0.01)),
+    );
     let good = table_bytes(&keys, &options);
     let table = open(&good);
     let filter = table.filter_handle().unwrap();
@@ -202,11 +214,15 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
     for (what, options) in [
         (
             "beside a point filter",
-            TableOptions::default().range_filter(range),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new()
+                    .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                    .range(range),
+            ),
         ),
         (
             "alone",
-            TableOptions::default().without_filter().range_filter(range),
+            TableOptions::default().filters(sstfilter::TableFilterOptions::new().range(range)),
         ),
     ] {
         let good = table_bytes(&keys, &options);
@@ -216,7 +232,8 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
             bad[at as usize] ^= 0x04;
             let table = open(&bad);
             assert!(
-                table.range_filter().is_none() && table.range_filter_error().is_some(),
+                table.table_filter().range_filter().is_none()
+                    && table.range_filter_error().is_some(),
                 "{what}, byte {at}: the block's CRC catches it"
             );
             assert!(
@@ -235,7 +252,7 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
                 next.push(0);
                 assert!(matches!(
                     table.may_contain_range(Excluded(k), Included(&next)),
-                    RangeAnswer::Unfiltered(_)
+                    Answer::Unfiltered(_)
                 ));
             }
             assert_eq!(
@@ -261,17 +278,20 @@ fn a_range_filter_beside_a_partitioned_filter() {
     let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..3000u32)
         .map(|i| (format!("p{:06}", i * 5).into_bytes(), vec![3; 8]))
         .collect();
-    let options = TableOptions::default()
-        .block_size(256)
-        .partitioned_filter(512, sstfilter::PartitionCuts::AtDataBlocks)
-        .range_filter(RangePolicy::new(64, 0.01));
+    let options = TableOptions::default().block_size(256).filters(
+        sstfilter::TableFilterOptions::new()
+            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks)
+            .range(RangePolicy::new(64, 0.01)),
+    );
     let table = open(&table_bytes(&keys, &options));
     table.verify().unwrap();
     let index = table
+        .table_filter()
         .partitioned_filter()
         .expect("the partition index opens");
     assert!(index.num_partitions() > 1);
-    assert!(table.range_filter().is_some() && table.filter_error().is_none());
+    assert!(table.table_filter().range_filter().is_some() && table.filter_error().is_none());
     for (k, v) in &keys {
         assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
         assert!(
@@ -284,7 +304,7 @@ fn a_range_filter_beside_a_partitioned_filter() {
         .filter(|i| {
             let lo = format!("p{:06}", i * 5 + 1).into_bytes();
             let hi = format!("p{:06}", i * 5 + 5).into_bytes();
-            table.may_contain_range(Included(&lo), Excluded(&hi)) == RangeAnswer::Absent
+            table.may_contain_range(Included(&lo), Excluded(&hi)) == Answer::Absent
         })
         .count();
     assert!(skipped > 2900, "{skipped}");

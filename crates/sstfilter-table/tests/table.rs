@@ -82,13 +82,16 @@ fn every_key_round_trips_with_its_value() {
     let entries = shaped_entries(30_000);
     let configurations = [
         ("default", TableOptions::default()),
-        ("no filter", TableOptions::default().without_filter()),
+        (
+            "no filter",
+            TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
+        ),
         ("tiny blocks", TableOptions::default().block_size(100)),
         (
             "64 KiB blocks, 4 bits/key",
             TableOptions::default()
                 .block_size(65536)
-                .filter_policy(BlockedBloomPolicy::new(4.0)),
+                .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(4.0))),
         ),
     ];
     for (i, (name, options)) in configurations.iter().enumerate() {
@@ -98,7 +101,7 @@ fn every_key_round_trips_with_its_value() {
         assert_eq!(table.num_entries(), entries.len() as u64, "{name}");
         assert!(table.filter_error().is_none(), "{name}");
         assert_eq!(
-            table.filter().is_some(),
+            table.table_filter().point_filter().is_some(),
             table.filter_handle().is_some(),
             "{name}"
         );
@@ -121,7 +124,7 @@ fn every_key_round_trips_with_its_value() {
 fn an_empty_table_opens_and_holds_nothing() {
     for options in [
         TableOptions::default(),
-        TableOptions::default().without_filter(),
+        TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
     ] {
         let bytes = build(&Vec::new(), &options);
         // A caller that passes a wrong length gets an error, not a panic.
@@ -211,10 +214,14 @@ fn filters_cut_absent_lookup_reads_to_fpr_times_tables() {
             })
             .collect()
     };
-    let plain = open_all("plain", &TableOptions::default().without_filter());
+    let plain = open_all(
+        "plain",
+        &TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
+    );
     let filtered = open_all(
         "bloom",
-        &TableOptions::default().filter_policy(BlockedBloomPolicy::new(10.0)),
+        &TableOptions::default()
+            .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0))),
     );
 
     // Odd ids below every table's last key: the index cannot rule them out, only the filter can.
@@ -244,7 +251,7 @@ fn filters_cut_absent_lookup_reads_to_fpr_times_tables() {
     );
     let theory: f64 = filtered
         .iter()
-        .map(|t| t.filter().unwrap().expected_fpr())
+        .map(|t| t.table_filter().point_filter().unwrap().expected_fpr())
         .sum::<f64>()
         * LOOKUPS as f64;
     let reads = with.data_block_reads as f64;
@@ -370,7 +377,7 @@ fn corrupt_table_files_give_typed_errors() {
         ),
         "{err}"
     );
-    assert!(table.filter().is_none());
+    assert!(table.table_filter().point_filter().is_none());
     for (k, v) in &entries {
         assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
     }
@@ -488,7 +495,7 @@ proptest! {
         let entries: Entries = map.clone().into_iter().collect();
         let mut options = TableOptions::default().block_size(block_size);
         if !with_filter {
-            options = options.without_filter();
+            options = options.filters(sstfilter::TableFilterOptions::new());
         }
         let bytes = build(&entries, &options);
         let len = bytes.len() as u64;
@@ -545,24 +552,28 @@ fn check_golden_table(name: &str, options: &TableOptions, check: impl Fn(&Table<
 fn golden_table_is_frozen() {
     let options = TableOptions::default()
         .block_size(128)
-        .filter_policy(BlockedBloomPolicy::new(10.0));
+        .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)));
     check_golden_table("v1-n60-bpk10-block128.sst", &options, |table, _| {
-        assert!(table.filter().is_some() && table.num_data_blocks() > 5);
+        assert!(table.table_filter().point_filter().is_some() && table.num_data_blocks() > 5);
     });
 }
 
 /// Table format version 2: a range filter block beside the filter block, its handle before the footer.
 #[test]
 fn golden_table_with_a_range_filter_is_frozen() {
-    let options = TableOptions::default()
-        .block_size(128)
-        .filter_policy(BlockedBloomPolicy::new(10.0))
-        .range_filter(sstfilter::RangePolicy::new(16, 0.01));
+    let options = TableOptions::default().block_size(128).filters(
+        sstfilter::TableFilterOptions::new()
+            .point(BlockedBloomPolicy::new(10.0))
+            .range(sstfilter::RangePolicy::new(16, 0.01)),
+    );
     check_golden_table(
         "v2-n60-bpk10-range2e4-block128.sst",
         &options,
         |table, key| {
-            assert!(table.filter().is_some() && table.range_filter().is_some());
+            assert!(
+                table.table_filter().point_filter().is_some()
+                    && table.table_filter().range_filter().is_some()
+            );
             let one = std::ops::Bound::Included(key);
             assert!(table.may_contain_range(one, one).may_contain());
         },

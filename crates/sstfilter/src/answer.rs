@@ -1,28 +1,38 @@
-//! What a filter block answers about a prefix or a range: "absent", "may contain", or that it cannot tell and
-//! why ([`Unfiltered`], which a store may count).
+//! What a filter answers about a table, whatever the question (a key, a prefix, a range): "absent", "may contain",
+//! or that it cannot tell and why ([`Unfiltered`], which a store may count).
 
 use core::fmt;
 
-/// What a filter block says about a prefix.
+/// A filter's answer to "may this table hold what I ask for?" (a key, a prefix, a range).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrefixAnswer {
-    /// No key with the prefix was added: skip the table.
+pub enum Answer {
+    /// Nothing asked for was added: skip the table.
     Absent,
-    /// A key with the prefix may have been added.
+    /// Something asked for may have been added: read the table.
     MayContain,
-    /// The block cannot answer (read the table), and why: a caller may count these.
+    /// The filter cannot answer, and why: read the table (a caller may count these).
     Unfiltered(Unfiltered),
 }
 
-impl PrefixAnswer {
+impl Answer {
     /// Whether the table must be read: `false` only for [`Absent`](Self::Absent).
     #[must_use]
     pub const fn may_contain(&self) -> bool {
-        !matches!(self, PrefixAnswer::Absent)
+        !matches!(self, Answer::Absent)
+    }
+
+    /// `Absent` for `false`, `MayContain` for `true`.
+    #[must_use]
+    pub const fn from_may_contain(may_contain: bool) -> Self {
+        if may_contain {
+            Answer::MayContain
+        } else {
+            Answer::Absent
+        }
     }
 }
 
-/// Why a filter block cannot answer a prefix or range question.
+/// Why a filter cannot answer a question: every reason means "read the table".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Unfiltered {
@@ -30,13 +40,24 @@ pub enum Unfiltered {
     NoPrefixes,
     /// The block was built with another extractor than the question's.
     OtherExtractor,
-    /// The keys the scan covers do not share one stored prefix (see [`PrefixProbe::for_scan`]).
+    /// The keys the scan covers do not share one stored prefix (see
+    /// [`PrefixProbe::for_scan`](crate::PrefixProbe::for_scan)).
     ScanNotDetermined,
+    /// The block holds prefixes only, and the key is outside the extractor's domain (or no extractor was given to
+    /// ask by the key's prefix): no whole key was added to be asked about.
+    NoWholeKeys,
     /// The block is a point filter, not a Range filter: it answers a range only when the range is one key.
     NoRangeFilter,
     /// The range covers more runs of the Range filter's maximum range length than a question checks (16): the
     /// filter's bound would be weak anyway.
     RangeTooWide,
+    /// The table has no filter that answers this question.
+    NoFilter,
+    /// The question spans more partitions of a partitioned filter than one question loads.
+    TooManyPartitions,
+    /// The filter, or the partition the question needs, could not be used: it failed to load, to open or to
+    /// verify, or is not the block it should be. Counted as a decode error.
+    Unusable,
 }
 
 impl fmt::Display for Unfiltered {
@@ -45,28 +66,15 @@ impl fmt::Display for Unfiltered {
             Unfiltered::NoPrefixes => "the filter holds no prefixes",
             Unfiltered::OtherExtractor => "the filter was built with another prefix extractor",
             Unfiltered::ScanNotDetermined => "the scan does not determine one stored prefix",
+            Unfiltered::NoWholeKeys => "the filter holds prefixes only, and the key has none",
             Unfiltered::NoRangeFilter => "the filter is a point filter, not a range filter",
             Unfiltered::RangeTooWide => "the range is wider than the range filter checks",
+            Unfiltered::NoFilter => "the table has no filter for this question",
+            Unfiltered::TooManyPartitions => {
+                "the question spans more filter partitions than it loads"
+            }
+            Unfiltered::Unusable => "the filter could not be used (load, open or verify failed)",
         })
-    }
-}
-
-/// What a filter block says about a key range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RangeAnswer {
-    /// No key lies in the range: skip the table.
-    Absent,
-    /// A key may lie in the range.
-    MayContain,
-    /// The block cannot answer (read the table), and why: a caller may count these.
-    Unfiltered(Unfiltered),
-}
-
-impl RangeAnswer {
-    /// Whether the table must be read: `false` only for [`Absent`](Self::Absent).
-    #[must_use]
-    pub const fn may_contain(&self) -> bool {
-        !matches!(self, RangeAnswer::Absent)
     }
 }
 
@@ -76,10 +84,11 @@ mod tests {
 
     #[test]
     fn only_absent_skips_the_table() {
-        assert!(PrefixAnswer::MayContain.may_contain());
-        assert!(PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes).may_contain());
-        assert!(!PrefixAnswer::Absent.may_contain());
-        assert!(RangeAnswer::Unfiltered(Unfiltered::RangeTooWide).may_contain());
-        assert!(!RangeAnswer::Absent.may_contain());
+        assert!(Answer::MayContain.may_contain());
+        assert!(Answer::Unfiltered(Unfiltered::NoPrefixes).may_contain());
+        assert!(Answer::Unfiltered(Unfiltered::Unusable).may_contain());
+        assert!(!Answer::Absent.may_contain());
+        assert_eq!(Answer::from_may_contain(false), Answer::Absent);
+        assert_eq!(Answer::from_may_contain(true), Answer::MayContain);
     }
 }

@@ -9,11 +9,15 @@ use crate::hash::{KeyHash, key_hash};
 use crate::policy::FilterPolicy;
 use crate::prefix::PrefixExtractor;
 
-/// Hashes per storage chunk: 4096 × 8 bytes = 32 KiB. Hashes are kept in fixed-size chunks rather than one
-/// growing `Vec` so that collecting n keys never holds more than `8·n` bytes plus one partly filled chunk per
-/// bucket: a doubling `Vec` would briefly need up to `24·n` while it reallocates, on the flush and compaction
-/// paths where memory is tightest. (Untouched chunk capacity is not resident memory.)
+/// Most hashes per storage chunk: 4096 × 8 bytes = 32 KiB. Hashes are kept in chunks rather than one growing
+/// `Vec` so that collecting n keys never copies them: a doubling `Vec` would briefly need up to `24·n` bytes while
+/// it reallocates, on the flush and compaction paths where memory is tightest.
 const CHUNK: usize = 4096;
+
+/// Hashes in a bucket's first chunk. Each next chunk of the bucket doubles, up to [`CHUNK`]: a bucket's unused
+/// capacity is then never more than the hashes it holds (or this first chunk), so a builder holds about
+/// `8·n` bytes for `n` keys, up to twice that, and no fixed amount beyond 2 KiB (32 buckets of 8 hashes).
+const FIRST_CHUNK: usize = 8;
 
 /// Hashes are kept in `1 << BUCKET_BITS` buckets by their top bits. Every filter kind picks a key's block or
 /// start position by fastrange over the high bits of its hash, which is monotone in those bits whatever the
@@ -21,7 +25,47 @@ const CHUNK: usize = 4096;
 /// writes a cache-sized region at a time instead of the whole filter at random.
 const BUCKET_BITS: u32 = 5;
 
-/// A list of fixed-capacity chunks of hashes: full chunks, and the one being filled.
+/// Chunk sizes: `FIRST_CHUNK << class` hashes for class `0..CLASSES`, the last being [`CHUNK`].
+const CLASSES: usize = (CHUNK / FIRST_CHUNK).trailing_zeros() as usize + 1;
+
+/// Chunks a reset emptied, by size class, for the next table's keys: a bucket asks for the sizes it asked for
+/// before, so a reused builder allocates nothing new for a table no larger than the last.
+#[derive(Debug, Clone, Default)]
+struct Spare([Vec<Vec<u64>>; CLASSES]);
+
+impl Spare {
+    /// The size class of a chunk of `capacity` hashes (the largest class it fills).
+    fn class(capacity: usize) -> usize {
+        ((capacity / FIRST_CHUNK).max(1).ilog2() as usize).min(CLASSES - 1)
+    }
+
+    /// An empty chunk of at least `capacity` hashes: a kept one of its class, else a new one.
+    fn take(&mut self, capacity: usize) -> Vec<u64> {
+        let mut chunk = self
+            .0
+            .get_mut(Self::class(capacity))
+            .and_then(Vec::pop)
+            .unwrap_or_default();
+        chunk.reserve_exact(capacity);
+        chunk
+    }
+
+    /// Keeps `chunk`'s memory, emptied.
+    fn put(&mut self, mut chunk: Vec<u64>) {
+        if chunk.capacity() > 0 {
+            chunk.clear();
+            if let Some(class) = self.0.get_mut(Self::class(chunk.capacity())) {
+                class.push(chunk);
+            }
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Vec<u64>> {
+        self.0.iter().flatten()
+    }
+}
+
+/// A list of chunks of hashes: full chunks, and the one being filled.
 #[derive(Debug, Clone, Default)]
 struct Chunks {
     full: Vec<Vec<u64>>,
@@ -29,22 +73,27 @@ struct Chunks {
 }
 
 impl Chunks {
-    #[inline]
-    fn push(&mut self, h: u64) {
-        if self.current.len() == self.current.capacity() {
-            self.start_chunk();
+    /// Retires the current chunk (if any) and starts an empty one of twice its capacity (see [`FIRST_CHUNK`]),
+    /// taken from `spare` when a reset left chunks there, so that pushes never reallocate.
+    #[cold]
+    fn start_chunk(&mut self, spare: &mut Spare) {
+        let capacity = (self.current.capacity() * 2).clamp(FIRST_CHUNK, CHUNK);
+        let done = core::mem::replace(&mut self.current, spare.take(capacity));
+        if done.is_empty() {
+            spare.put(done);
+        } else {
+            self.full.push(done);
         }
-        self.current.push(h);
     }
 
-    /// Retires the current chunk (if any) and starts an empty one of `CHUNK` capacity, so that pushes never
-    /// reallocate.
-    #[cold]
-    fn start_chunk(&mut self) {
-        let fresh = Vec::with_capacity(CHUNK);
-        let done = core::mem::replace(&mut self.current, fresh);
-        if !done.is_empty() {
-            self.full.push(done);
+    /// Empties the chunks into `spare`, keeping their memory.
+    fn clear_into(&mut self, spare: &mut Spare) {
+        for chunk in self
+            .full
+            .drain(..)
+            .chain([core::mem::take(&mut self.current)])
+        {
+            spare.put(chunk);
         }
     }
 
@@ -58,7 +107,9 @@ impl Chunks {
 ///
 /// Feed it every key of the table (in any order; a sorted table gives duplicates next to each other, and an
 /// adjacent duplicate hash is dropped so a key with several versions counts once), then call
-/// [`finish`](Self::finish) to get the block's bytes. It stores 8 bytes per distinct key until then.
+/// [`finish`](Self::finish) to get the block's bytes. It stores 8 bytes per distinct key until then (up to twice
+/// that while its chunks grow, and no fixed amount beyond 2 KiB). To build the filters of many tables with one
+/// builder and its memory, call [`finish_and_reset`](Self::finish_and_reset) instead.
 ///
 /// ```
 /// use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder};
@@ -74,6 +125,8 @@ impl Chunks {
 pub struct FilterBlockBuilder<P: FilterPolicy> {
     policy: P,
     buckets: [Chunks; 1 << BUCKET_BITS],
+    /// Chunks emptied by a reset, reused before any new one is allocated.
+    spare: Spare,
     len: usize,
     last: Option<u64>,
     prefixes: Option<PrefixConfig>,
@@ -114,6 +167,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         FilterBlockBuilder {
             policy,
             buckets: Default::default(),
+            spare: Spare::default(),
             len: 0,
             last: None,
             prefixes: None,
@@ -129,6 +183,23 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     ///
     /// Fails with [`UsageError::InvalidSetting`] if the extractor's name is longer than
     /// [`MAX_PREFIX_NAME_LEN`](crate::MAX_PREFIX_NAME_LEN) bytes: a block records the name whole or not at all.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use sstfilter::{Answer, BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder};
+    ///
+    /// let users = Arc::new(DelimitedPrefix::new(b':')); // "usr:", "org:", ...
+    /// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true)?;
+    /// for key in [&b"org:acme"[..], b"usr:alice", b"usr:bob"] {
+    ///     builder.add_key(key);
+    /// }
+    /// let filter = FilterBlock::open(builder.finish())?;
+    /// assert_eq!(filter.prefix_extractor_name(), Some("sstfilter.delimited:3a"));
+    /// assert!(filter.may_contain_scan(users.as_ref(), b"usr:b").may_contain()); // scan "usr:b*": read the table
+    /// assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), Answer::Absent); // no "grp:" key here
+    /// assert!(filter.may_contain(b"usr:alice")); // whole keys are still there
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_prefixes(
         mut self,
         extractor: Arc<dyn PrefixExtractor>,
@@ -176,9 +247,20 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         }
         self.last = Some(h);
         if let Some(bucket) = self.buckets.get_mut((h >> (64 - BUCKET_BITS)) as usize) {
-            bucket.push(h);
+            if bucket.current.len() == bucket.current.capacity() {
+                bucket.start_chunk(&mut self.spare);
+            }
+            bucket.current.push(h);
             self.len += 1;
         }
+    }
+
+    /// The prefix section the builder's blocks carry (for a partition index, which names its partitions').
+    pub(crate) fn prefixes(&self) -> Option<Prefixes<'_>> {
+        self.prefixes.as_ref().map(|p| Prefixes {
+            name: &p.name,
+            whole_keys: p.whole_keys,
+        })
     }
 
     /// Number of distinct hashes added so far (adjacent duplicates are not counted).
@@ -199,14 +281,37 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         self.policy.estimated_block_len(self.len)
     }
 
-    /// Bytes of memory the builder holds for the hashes collected so far.
+    /// Bytes of memory the builder holds for hashes: those collected so far, and the chunks a reset kept.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         self.buckets
             .iter()
             .flat_map(Chunks::iter)
+            .chain(self.spare.iter())
             .map(|chunk| chunk.capacity() * 8)
             .sum()
+    }
+
+    /// Forgets every key added, keeping the configuration (policy, prefixes) and the memory, for the next table.
+    pub fn reset(&mut self) {
+        for bucket in &mut self.buckets {
+            bucket.clear_into(&mut self.spare);
+        }
+        self.len = 0;
+        self.last = None;
+        if let Some(prefixes) = &mut self.prefixes {
+            prefixes.last_prefix = None;
+        }
+    }
+
+    /// Builds the block of the keys added since the last reset (as [`finish`](Self::finish)) and resets the
+    /// builder for the next table, keeping its memory.
+    #[must_use]
+    pub fn finish_and_reset(&mut self) -> Vec<u8> {
+        let mut block = Vec::with_capacity(self.estimated_block_len());
+        self.finish_block(&mut block);
+        self.reset();
+        block
     }
 
     /// The policy this builder sizes its filter with.
@@ -231,7 +336,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
 
     /// [`finish_into`](Self::finish_into), returning what a partition index records of the block: its key count
     /// and the CRC32 in its trailer.
-    pub(crate) fn finish_block(self, out: &mut Vec<u8>) -> (u64, u32) {
+    pub(crate) fn finish_block(&self, out: &mut Vec<u8>) -> (u64, u32) {
         let plan = self.policy.plan(self.len).fitted(self.len);
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
@@ -242,10 +347,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             .flat_map(Chunks::iter)
             .map(Vec::as_slice);
         let params = plan.build(runs, out);
-        let prefixes = self.prefixes.as_ref().map(|p| Prefixes {
-            name: &p.name,
-            whole_keys: p.whole_keys,
-        });
+        let prefixes = self.prefixes();
         let checksum = Trailer::append(
             out,
             start,
@@ -272,17 +374,55 @@ mod tests {
         assert_eq!(b.len(), 4, "a, b, a, b");
     }
 
+    /// Real key hashes, spread over all 32 buckets (a test of `KeyHash(0..n)`, whose top bits are zero, filled
+    /// one bucket and checked nothing of the others).
     #[test]
-    fn memory_is_eight_bytes_per_key_plus_one_chunk() {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
-        for i in 0..100_000u64 {
-            b.add_hash(KeyHash::from_raw(i));
+    fn memory_grows_with_the_keys_and_has_no_fixed_floor() {
+        let bound = |n: usize| 16 * n + 8 * FIRST_CHUNK * (1 << BUCKET_BITS);
+        for n in [0usize, 1, 10, 100, 1000, 100_000, 300_000] {
+            let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+            for i in 0..n as u64 {
+                b.add_key(&i.to_le_bytes());
+            }
+            let used = b.memory_bytes();
+            assert!(used >= 8 * n, "{n} keys in {used} bytes");
+            assert!(
+                used <= bound(n),
+                "{n} keys: {used} bytes, more than {}",
+                bound(n)
+            );
+            // Past a few chunks a bucket, its last chunk is the only slack: under 8 bytes a key plus a chunk each.
+            if n >= 100_000 {
+                assert!(
+                    used <= 8 * n + 8 * CHUNK * (1 << BUCKET_BITS),
+                    "{n}: {used}"
+                );
+            }
         }
-        assert!(
-            b.memory_bytes() <= 8 * 100_000 + 8 * CHUNK,
-            "{}",
-            b.memory_bytes()
-        );
+    }
+
+    #[test]
+    fn a_reset_builder_builds_the_same_blocks_in_the_same_memory() {
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let table = |t: u64| (0..50_000u64).map(move |i| (t * 1_000_000 + i).to_le_bytes());
+        let mut fresh = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        for key in table(0) {
+            b.add_key(&key);
+            fresh.add_key(&key);
+        }
+        let first = b.finish_and_reset();
+        assert_eq!(first, fresh.finish());
+        let held = b.memory_bytes();
+        assert!(b.is_empty() && held > 0);
+        for t in 1..4 {
+            for key in table(t) {
+                b.add_key(&key);
+            }
+            let mut again = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+            table(t).for_each(|k| again.add_key(&k));
+            assert_eq!(b.finish_and_reset(), again.finish(), "table {t}");
+            assert_eq!(b.memory_bytes(), held, "table {t} allocated more");
+        }
     }
 
     /// A user's plan whose BlockedBloom size disagrees with the key count still gives a block that opens and

@@ -85,6 +85,9 @@ pub enum Error {
         /// Payload length found in the block.
         found: u64,
     },
+    /// The store could not read the block's bytes (an I/O error, or a checksum of its own around the block
+    /// failed): the filter answers "may contain".
+    Unreadable,
     /// A loaded partition is not the one the index names: its stored checksum or key count differs from the
     /// index entry (a partition from another table, swapped, or stale).
     PartitionMismatch {
@@ -139,6 +142,7 @@ impl fmt::Display for Error {
                 f,
                 "partition index payload is {found} bytes, its parameters require {expected}"
             ),
+            Error::Unreadable => f.write_str("the store could not read the filter block"),
             Error::PartitionMismatch { partition } => write!(
                 f,
                 "partition {partition} is not the one its index names (checksum or key count differs)"
@@ -206,6 +210,10 @@ pub enum UsageError {
         /// Handles given.
         found: u64,
     },
+    /// A partitioned filter builder that may cut partitions only at data blocks
+    /// ([`PartitionCuts::AtDataBlocks`](crate::PartitionCuts::AtDataBlocks)) was given keys but never told where a
+    /// data block ended: it would make one partition of the whole table.
+    NoDataBlockEnd,
     /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
     /// differs: their bits do not mean the same keys.
     ParamsMismatch {
@@ -257,6 +265,9 @@ impl fmt::Display for UsageError {
                 expected,
                 found,
             } => write!(f, "{what} too large: {found} exceeds {expected}"),
+            UsageError::NoDataBlockEnd => f.write_str(
+                "partitions cut at data blocks need end_data_block after each data block, and none came",
+            ),
             UsageError::PartitionCount { expected, found } => write!(
                 f,
                 "partitioned filter has {expected} partitions, given {found} handles"

@@ -137,40 +137,36 @@ impl Trailer {
 
 impl Trailer<PartitionIndexTag> {
     /// Splits a partition index block into its payload length and decoded trailer: the same checks as
-    /// [`Trailer::decode`], for the partition index tag (version 2 on) and no flags.
+    /// [`Trailer::decode`] (a prefix section when the partitions hold prefixes), for the partition index tag
+    /// (version 2 on).
     pub(crate) fn decode_index(block: &[u8]) -> Result<(usize, Self)> {
-        let (payload_len, trailer) = decode_tagged(block, |tag, version| {
+        decode_tagged(block, |tag, version| {
             if tag == PARTITION_INDEX_TAG && version >= PARTITION_INDEX_SINCE {
                 Ok(PartitionIndexTag)
             } else {
                 Err(FilterKind::from_tag(tag)
                     .map_or(Error::UnknownKind(tag), Error::NotPartitionIndex))
             }
-        })?;
-        if trailer.flags != 0 {
-            return Err(Error::BadParams {
-                kind: None,
-                field: "flags",
-                found: u64::from(trailer.flags),
-            });
-        }
-        Ok((payload_len, trailer))
+        })
     }
 
     /// Appends a partition index's trailer to `out`, whose bytes from `start` on are the index payload: version
-    /// 2, the partition index tag, no flags.
+    /// 2, the partition index tag, and the prefix section of the partitions' `prefixes` (appended first) if they
+    /// hold prefixes.
     pub(crate) fn append_index(
         out: &mut Vec<u8>,
         start: usize,
         params: [u8; PARAMS_LEN],
         num_keys: u64,
+        prefixes: Option<Prefixes<'_>>,
     ) {
+        let flags = append_prefix_section(out, prefixes);
         append_fields(
             out,
             start,
             PARTITION_INDEX_SINCE,
             PARTITION_INDEX_TAG,
-            0,
+            flags,
             params,
             num_keys,
         );
@@ -253,21 +249,25 @@ impl Trailer {
         num_keys: u64,
         prefixes: Option<Prefixes<'_>>,
     ) -> u32 {
-        let (version, flags) = match prefixes {
-            None => (1u8, 0u16),
-            Some(prefixes) => {
-                let name = prefixes.name.as_str();
-                out.extend_from_slice(name.as_bytes());
-                out.extend_from_slice(&(name.len() as u16).to_le_bytes()); // NOTE: ≤ 255, fits.
-                let only = if prefixes.whole_keys {
-                    0
-                } else {
-                    FLAG_PREFIXES_ONLY
-                };
-                (2, FLAG_PREFIXES | only)
-            }
-        };
+        let version = if prefixes.is_some() { 2 } else { 1 };
+        let flags = append_prefix_section(out, prefixes);
         append_fields(out, start, version, kind.tag(), flags, params, num_keys)
+    }
+}
+
+/// Appends the prefix section of `prefixes` (the extractor's name and its length), if any, and returns the flags
+/// that say so.
+fn append_prefix_section(out: &mut Vec<u8>, prefixes: Option<Prefixes<'_>>) -> u16 {
+    let Some(prefixes) = prefixes else {
+        return 0;
+    };
+    let name = prefixes.name.as_str();
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(&(name.len() as u16).to_le_bytes()); // NOTE: ≤ 255, fits.
+    if prefixes.whole_keys {
+        FLAG_PREFIXES
+    } else {
+        FLAG_PREFIXES | FLAG_PREFIXES_ONLY
     }
 }
 

@@ -113,8 +113,8 @@ impl FilterPlan {
 }
 
 /// Decides the filter kind and its parameters from the number of keys. Implement it to choose per table (for
-/// example more bits per key on the last LSM level); the built-in policies are [`BlockedBloomPolicy`],
-/// [`RibbonPolicy`] and [`StandardBloomPolicy`].
+/// example more bits per key on the last LSM level); the built-in policies are [`BlockedBloomPolicy`](crate::BlockedBloomPolicy),
+/// [`RibbonPolicy`](crate::RibbonPolicy) and [`StandardBloomPolicy`](crate::StandardBloomPolicy).
 pub trait FilterPolicy {
     /// The kind and parameters to build for `num_keys` distinct key hashes.
     fn plan(&self, num_keys: usize) -> FilterPlan;

@@ -1,28 +1,5 @@
-//! Prefix filters: a filter block that also holds the prefix of every key, so that a prefix scan (every key that
-//! starts with some bytes) can skip a table that holds none, as RocksDB's `prefix_extractor` and SlateDB's prefix
-//! filters do.
-//!
-//! A [`PrefixExtractor`] says which prefix of a key is stored. The builder adds it (once per run of equal prefixes
-//! in sorted input) beside the whole key, or instead of it. The extractor's name is recorded in the block
-//! (FORMAT.md, section 2.1), so a reader that asks with another extractor gets "cannot tell", never "absent":
-//! the bytes say what they hold.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder, PrefixAnswer};
-//!
-//! let users = Arc::new(DelimitedPrefix::new(b':')); // "usr:", "org:", ...
-//! let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true)?;
-//! for key in [&b"org:acme"[..], b"usr:alice", b"usr:bob"] {
-//!     builder.add_key(key);
-//! }
-//! let filter = FilterBlock::open(builder.finish())?;
-//! assert_eq!(filter.prefix_extractor_name(), Some("sstfilter.delimited:3a"));
-//! assert!(filter.may_contain_scan(users.as_ref(), b"usr:b").may_contain()); // scan "usr:b*": read the table
-//! assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), PrefixAnswer::Absent); // no "grp:" key here
-//! assert!(filter.may_contain(b"usr:alice")); // whole keys are still there
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Prefix extractors and prefix probes. What prefix filters are and how a store uses them: the crate docs,
+//! "Prefix filters"; the byte layout: FORMAT.md section 2.1.
 
 use crate::error::UsageError;
 use crate::format::PrefixName;

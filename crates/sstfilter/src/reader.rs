@@ -1,6 +1,6 @@
 //! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
 
-use crate::answer::{PrefixAnswer, RangeAnswer, Unfiltered};
+use crate::answer::{Answer, Unfiltered};
 use crate::error::{Error, Result};
 use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
@@ -151,6 +151,15 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         (self.key_queries.single)(&self.params, self.payload(), hash.get())
     }
 
+    /// The answer for `key` hashed once (`hash == key_hash(key)`): by the kind's key query for a kind that stores
+    /// keys, else by the hash.
+    pub(crate) fn may_contain_key_hashed(&self, key: &[u8], hash: KeyHash) -> bool {
+        match self.by_key {
+            Some(by_key) => by_key(&self.params, self.payload(), key),
+            None => self.may_contain_hash(hash),
+        }
+    }
+
     /// Answers [`may_contain`](Self::may_contain) for many keys at once, writing `results[i]` for `keys[i]`.
     ///
     /// Faster per key than single queries on filters larger than the CPU cache: the keys are hashed in groups
@@ -206,27 +215,27 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// key once for every table). The block answers only if it holds prefixes extracted by an extractor of the
     /// probe's name; otherwise it says why it cannot, and the table must be read.
     #[must_use]
-    pub fn may_contain_prefix(&self, probe: &PrefixProbe<'_>) -> PrefixAnswer {
+    pub fn may_contain_prefix(&self, probe: &PrefixProbe<'_>) -> Answer {
         match self.prefix_extractor_name() {
-            None => PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes),
+            None => Answer::Unfiltered(Unfiltered::NoPrefixes),
             Some(name) if name != probe.extractor_name() => {
-                PrefixAnswer::Unfiltered(Unfiltered::OtherExtractor)
+                Answer::Unfiltered(Unfiltered::OtherExtractor)
             }
             Some(_) if (self.query)(&self.params, self.payload(), probe.hash().get()) => {
-                PrefixAnswer::MayContain
+                Answer::MayContain
             }
-            Some(_) => PrefixAnswer::Absent,
+            Some(_) => Answer::Absent,
         }
     }
 
     /// Whether any key starting with `scan` may have been added, for a block built with `extractor`:
     /// [`may_contain_prefix`](Self::may_contain_prefix) with [`PrefixProbe::for_scan`].
     #[must_use]
-    pub fn may_contain_scan(&self, extractor: &dyn PrefixExtractor, scan: &[u8]) -> PrefixAnswer {
-        PrefixProbe::for_scan(extractor, scan).map_or(
-            PrefixAnswer::Unfiltered(Unfiltered::ScanNotDetermined),
-            |probe| self.may_contain_prefix(&probe),
-        )
+    pub fn may_contain_scan(&self, extractor: &dyn PrefixExtractor, scan: &[u8]) -> Answer {
+        PrefixProbe::for_scan(extractor, scan)
+            .map_or(Answer::Unfiltered(Unfiltered::ScanNotDetermined), |probe| {
+                self.may_contain_prefix(&probe)
+            })
     }
 
     /// Whether any key between `lower` and `upper` may have been added: the question of a range scan, with
@@ -238,7 +247,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     ///
     /// ```
     /// use std::ops::Bound::{Excluded, Included};
-    /// use sstfilter::{FilterBlock, RangeAnswer, RangeFilterBuilder, RangePolicy};
+    /// use sstfilter::{FilterBlock, Answer, RangeFilterBuilder, RangePolicy};
     ///
     /// let key = |id: u64| [&b"k:"[..], &id.to_be_bytes()].concat();
     /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01));
@@ -247,32 +256,32 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// }
     /// let filter = FilterBlock::open(builder.finish())?;
     /// let answer = filter.may_contain_range(Included(&key(20)), Excluded(&key(21)));
-    /// assert_eq!(answer, RangeAnswer::MayContain); // holds key 20
+    /// assert_eq!(answer, Answer::MayContain); // holds key 20
     /// // No key from 100 to 400: absent unless a false positive (at most 1 % · 301 / 1024 here).
     /// let _ = filter.may_contain_range(Included(&key(100)), Included(&key(400)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> RangeAnswer {
+    pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Answer {
         if range::is_empty(lower, upper) {
-            return RangeAnswer::Absent;
+            return Answer::Absent;
         }
         match &self.params {
             KindParams::Range(p) => match range::may_contain_range(p, self.payload(), lower, upper)
             {
-                Verdict::Absent => RangeAnswer::Absent,
-                Verdict::MayContain => RangeAnswer::MayContain,
-                Verdict::TooWide => RangeAnswer::Unfiltered(Unfiltered::RangeTooWide),
+                Verdict::Absent => Answer::Absent,
+                Verdict::MayContain => Answer::MayContain,
+                Verdict::TooWide => Answer::Unfiltered(Unfiltered::RangeTooWide),
             },
             _ => match range::single_key(lower, upper) {
                 Some(key) if self.holds_whole_keys() => {
                     if self.may_contain(key) {
-                        RangeAnswer::MayContain
+                        Answer::MayContain
                     } else {
-                        RangeAnswer::Absent
+                        Answer::Absent
                     }
                 }
-                _ => RangeAnswer::Unfiltered(Unfiltered::NoRangeFilter),
+                _ => Answer::Unfiltered(Unfiltered::NoRangeFilter),
             },
         }
     }

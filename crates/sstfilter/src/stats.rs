@@ -6,6 +6,8 @@
 //! have, to compare with the rate they were built for.
 
 use std::cell::Cell;
+
+use crate::answer::{Answer, Unfiltered};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -44,6 +46,7 @@ struct Stripe {
     may_contain: AtomicU64,
     true_positives: AtomicU64,
     decode_errors: AtomicU64,
+    unfiltered: AtomicU64,
 }
 
 /// The stripe of the calling thread: threads take stripes in turn as they first count. (A `const` thread-local,
@@ -102,6 +105,23 @@ impl FilterStats {
         self.stripe().decode_errors.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Records a question the filter cannot answer by design (prefixes it does not hold, a range wider than it
+    /// checks, no filter of that kind): read the table. Not a decode error and not an answer.
+    pub fn record_unfiltered(&self) {
+        self.stripe().unfiltered.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records `answer` as the store took it: an answer, an unusable filter, or a question it cannot answer. The
+    /// one place where a table filter's answers become counts.
+    pub fn record(&self, answer: Answer) {
+        match answer {
+            Answer::Absent => self.record_answer(false),
+            Answer::MayContain => self.record_answer(true),
+            Answer::Unfiltered(Unfiltered::Unusable) => self.record_decode_error(),
+            Answer::Unfiltered(_) => self.record_unfiltered(),
+        }
+    }
+
     /// The counts so far. Each counter is read on its own (relaxed), so counts taken while lookups run may be a
     /// few lookups apart from each other.
     #[must_use]
@@ -117,6 +137,7 @@ impl FilterStats {
             may_contain: sum(|s| &s.may_contain),
             true_positives: sum(|s| &s.true_positives),
             decode_errors: sum(|s| &s.decode_errors),
+            unfiltered: sum(|s| &s.unfiltered),
         }
     }
 }
@@ -133,6 +154,8 @@ pub struct FilterCounts {
     pub true_positives: u64,
     /// Filters that could not be used and were answered "may contain" without being consulted.
     pub decode_errors: u64,
+    /// Questions a filter cannot answer by design (see [`Unfiltered`]), read without one.
+    pub unfiltered: u64,
 }
 
 impl FilterCounts {

@@ -421,7 +421,7 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
     for i in 0..500u32 {
         builder.add_key(format!("key-{i:05}").as_bytes()).unwrap();
     }
-    let partitions = builder.finish();
+    let partitions = builder.finish().unwrap();
     let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
     let index = partitions.index(&offsets).unwrap();
     let open = |block: &[u8]| {

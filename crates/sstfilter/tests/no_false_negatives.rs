@@ -20,7 +20,8 @@ use sstfilter::{
     BloomFilter, CountingBloomFilter, FilterBlock, FilterKind, ScalableBloomFilter, key_hash,
 };
 use sstfilter_recipes::{
-    BitsPerKey, Length, Overhead, Partitioning, Prefixes, RangeRecipe, Rate, Recipe,
+    BitsPerKey, Extractor, Length, Overhead, Partitioning, Prefixes, RangeRecipe, Rate, Recipe,
+    TableRecipe,
 };
 
 fn keys(n: usize, salt: &str) -> Vec<Vec<u8>> {
@@ -421,6 +422,84 @@ fn range_policy_every_range_length_rate_and_bits_per_key() {
     assert_eq!(accepted, 7 * 3 * (182 + 158));
 }
 
+/// The table filter in every combination of its options: a point filter of each kind or none; prefixes (two
+/// extractors, with and without whole keys) or none; a range filter or none; one block or partitions (tiny, cut
+/// anywhere or at data blocks); keys sorted or in any order. Combinations the builder refuses must be the
+/// documented ones; every other finds every key, scan and range through its blocks intact and damaged.
+#[test]
+fn table_filter_every_combination() {
+    let points = [
+        None,
+        Some(Recipe::BlockedBloomPolicy(BitsPerKey::Exactly(10.0))),
+        Some(Recipe::RibbonWithFpr {
+            rate: Rate::Exactly(0.01),
+            slot_overhead: None,
+            max_build_memory: None,
+        }),
+        Some(Recipe::StandardBloomPolicy(BitsPerKey::Exactly(6.0))),
+    ];
+    let prefixes = [
+        None,
+        Some(Prefixes {
+            extractor: Extractor::Fixed(3),
+            whole_keys: true,
+        }),
+        Some(Prefixes {
+            extractor: Extractor::Delimited(b':'),
+            whole_keys: false,
+        }),
+    ];
+    let ranges = [
+        None,
+        Some(RangeRecipe::New {
+            max_range_len: Length::Exactly(1 << 12),
+            rate: Rate::Exactly(0.01),
+        }),
+    ];
+    let partitionings = [
+        None,
+        Some(Partitioning {
+            partition_bytes: 64,
+            at_data_blocks: false,
+            keys_per_data_block: 0,
+        }),
+        Some(Partitioning {
+            partition_bytes: 200,
+            at_data_blocks: true,
+            keys_per_data_block: 6,
+        }),
+    ];
+    let mut keys: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| format!("t{}:{:05}", i % 7, i * 13).into_bytes())
+        .collect();
+    keys.extend([Vec::new(), b"t".to_vec(), b"t1".to_vec(), b"t1:".to_vec()]);
+    let (mut built, mut refused) = (0, 0);
+    for point in points {
+        for prefixes in prefixes {
+            for range in ranges {
+                for partitioning in partitionings {
+                    for any_key_order in [false, true] {
+                        let recipe = TableRecipe {
+                            point,
+                            prefixes,
+                            range,
+                            partitioning,
+                            any_key_order,
+                        };
+                        match recipe.check(&keys) {
+                            Some(()) => built += 1,
+                            None => refused += 1,
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Refused: prefixes or partitions without a point filter, and keys in any order with a range filter or
+    // partitions; everything else builds.
+    assert_eq!((built, refused), (66, 78));
+}
+
 // --- Property test over the continuous dimensions ---
 
 /// What the fuzzers' `roundtrip` target draws: any recipe, with or without prefixes, partitioned or not.
@@ -474,12 +553,28 @@ fn key_set() -> impl Strategy<Value = Vec<Vec<u8>>> {
         })
 }
 
+/// A [`TableRecipe`] drawn from proptest's bytes, as the fuzzers' `table_filter` target draws it.
+fn table_recipe() -> impl Strategy<Value = TableRecipe> {
+    proptest::collection::vec(any::<u8>(), 96).prop_map(|bytes| {
+        TableRecipe::arbitrary(&mut Unstructured::new(&bytes)).expect("any 96 bytes are a recipe")
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn any_constructor_any_parameters_any_keys_loses_nothing(input in input(), keys in key_set()) {
         let _ = check(&input.recipe, &keys, input.prefixes, input.partitioning);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn any_table_filter_any_keys_loses_nothing(recipe in table_recipe(), keys in key_set()) {
+        let _ = recipe.check(&keys);
     }
 }
 

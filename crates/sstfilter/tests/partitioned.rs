@@ -9,8 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sstfilter::{
-    BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, FilterPolicy, FilterStats, Loaded,
-    Partition, PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter,
+    BlockedBloomPolicy, Error, FilterBlock, FilterPolicy, FilterStats, Loaded, Partition,
+    PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter,
     PartitionedFilterBuilder, Partitions, RibbonPolicy, StandardBloomPolicy, UsageError,
     VerifiedPartition, key_hash,
 };
@@ -80,7 +80,8 @@ fn build<P: FilterPolicy + Clone>(
             builder.end_data_block();
         }
     }
-    let partitions = builder.finish();
+    builder.end_data_block(); // the last key ends the last data block
+    let partitions = builder.finish().unwrap();
     let index = partitions.index(&offsets(&partitions)).unwrap();
     (partitions, index)
 }
@@ -101,7 +102,9 @@ fn blocked(partition_bytes: usize, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
 fn assert_finds_all(what: &str, partitions: &Partitions, index: &[u8], keys: &[Vec<u8>]) {
     let filter = PartitionedFilter::open(index).unwrap_or_else(|e| panic!("{what}: {e}"));
     let loader = InMemory::new(partitions);
-    let reference = spec::open_index(index).unwrap_or_else(|e| panic!("{what}: spec {e:?}"));
+    let reference = spec::open_index(index)
+        .unwrap_or_else(|e| panic!("{what}: spec {e:?}"))
+        .partitions;
     assert_eq!(reference.len(), filter.num_partitions(), "{what}");
     assert_eq!(filter.num_keys(), keys.len() as u64, "{what}");
     for key in keys {
@@ -204,7 +207,7 @@ fn equal_keys_stay_in_one_partition_and_separators_are_found() {
     for key in &keys {
         builder.add_key(key).unwrap();
     }
-    let partitions = builder.finish();
+    let partitions = builder.finish().unwrap();
     assert_eq!(
         partitions.len(),
         300,
@@ -228,7 +231,7 @@ fn keys_out_of_order_are_refused_and_the_builder_goes_on() {
     assert_eq!(builder.add_key(b"a"), Err(UsageError::KeysOutOfOrder));
     builder.add_key(b"b").unwrap();
     builder.add_key(b"c").unwrap();
-    let partitions = builder.finish();
+    let partitions = builder.finish().unwrap();
     assert_eq!(partitions.num_keys(), 2);
     assert_eq!(
         partitions.index(&[]),
@@ -252,7 +255,7 @@ fn no_keys_no_partitions_every_lookup_absent() {
     let filter = PartitionedFilter::open(&index[..]).unwrap();
     assert_eq!(filter.num_partitions(), 0);
     assert!(!filter.may_contain(b"", &InMemory::new(&partitions)));
-    assert_eq!(spec::open_index(&index).unwrap(), Vec::new());
+    assert_eq!(spec::open_index(&index).unwrap().partitions, Vec::new());
 }
 
 /// A loader that fails, or answers with another partition's bytes, or with a truncated block.
@@ -418,32 +421,26 @@ fn index_and_filter_blocks_are_not_mistaken_for_each_other() {
     );
 }
 
-/// A block that cannot answer a whole-key hash question (a Range block, a block of prefixes only) is no partition:
-/// asked by hash it would only ever say "may contain", silently turning the filter off. It is refused, and so
-/// counted as unusable.
+/// A block that holds no key hashes (a Range block) is no partition: asked by hash it would only ever say "may
+/// contain", silently turning the filter off. It is refused, and so counted as unusable. (A block of prefixes only
+/// is a partition of a filter built with prefixes only: the table filter asks it about a key's prefix.)
 #[test]
-fn a_block_without_whole_key_hashes_is_no_partition() {
+fn a_range_block_is_no_partition() {
     let keys = keys(100, "x");
     let (_, index) = blocked(64, &keys);
     let filter = PartitionedFilter::open(&index[..]).unwrap();
     let p = filter.partition(0).unwrap();
     let mut range = sstfilter::RangeFilterBuilder::new(sstfilter::RangePolicy::new(16, 0.01));
-    let mut prefixes_only = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0))
-        .with_prefixes(Arc::new(sstfilter::FixedPrefix::new(2)), false)
-        .unwrap();
     for key in &keys {
         range.add_key(key).unwrap();
-        prefixes_only.add_key(key);
     }
-    for block in [range.finish(), prefixes_only.finish()] {
-        assert!(matches!(
-            filter.verify_partition(&p, &block[..]),
-            Err(Error::BadParams {
-                field: "partition without whole-key hashes",
-                ..
-            })
-        ));
-    }
+    assert!(matches!(
+        filter.verify_partition(&p, &range.finish()[..]),
+        Err(Error::BadParams {
+            field: "partition without key hashes",
+            ..
+        })
+    ));
 }
 
 /// Recomputes the index's CRC32 after a change, so that the layout checks are what is tested.
@@ -530,7 +527,7 @@ fn the_golden_partition_index_is_frozen() {
         "this crate now writes another partition index for the same keys"
     );
     // Read back by the spec reader alone: every key's partition, named by the spec, holds it.
-    let reference = spec::open_index(&golden).unwrap();
+    let reference = spec::open_index(&golden).unwrap().partitions;
     assert_eq!(reference.len(), partitions.len());
     for key in &keys {
         let position = spec::partition_for(&reference, key).unwrap();

@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use sstfilter::{
-    BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock, FilterBlockBuilder,
-    FilterPolicy, FixedPrefix, PrefixAnswer, PrefixExtractor, PrefixProbe, RibbonPolicy,
-    StandardBloomPolicy, Unfiltered,
+    Answer, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock, FilterBlockBuilder,
+    FilterPolicy, FixedPrefix, PrefixExtractor, PrefixProbe, RibbonPolicy, StandardBloomPolicy,
+    Unfiltered,
 };
 
 fn policies() -> Vec<(&'static str, Box<dyn FilterPolicy>)> {
@@ -119,7 +119,7 @@ fn check(
         } else {
             assert_eq!(
                 answer,
-                PrefixAnswer::Unfiltered(Unfiltered::ScanNotDetermined),
+                Answer::Unfiltered(Unfiltered::ScanNotDetermined),
                 "{what}: {scan:?}"
             );
         }
@@ -177,7 +177,7 @@ fn the_edges_of_the_domain() {
                 let answer = filter.may_contain_scan(fixed.as_ref(), scan);
                 assert_eq!(
                     answer,
-                    PrefixAnswer::Unfiltered(Unfiltered::ScanNotDetermined),
+                    Answer::Unfiltered(Unfiltered::ScanNotDetermined),
                     "{name} {scan:?}"
                 );
             }
@@ -198,7 +198,7 @@ fn the_edges_of_the_domain() {
             let other = FixedPrefix::new(3);
             assert_eq!(
                 filter.may_contain_scan(&other, b"qqqq"),
-                PrefixAnswer::Unfiltered(Unfiltered::OtherExtractor),
+                Answer::Unfiltered(Unfiltered::OtherExtractor),
                 "{name}"
             );
         }
@@ -211,7 +211,7 @@ fn the_edges_of_the_domain() {
         assert_eq!(filter.prefix_extractor_name(), None);
         assert_eq!(
             filter.may_contain_scan(fixed.as_ref(), b"abcd"),
-            PrefixAnswer::Unfiltered(Unfiltered::NoPrefixes)
+            Answer::Unfiltered(Unfiltered::NoPrefixes)
         );
     }
 }

@@ -7,7 +7,7 @@ use std::ops::Bound::Included;
 use std::sync::Arc;
 
 use sstfilter::{
-    BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, PrefixAnswer, PrefixExtractor,
+    Answer, BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, PrefixExtractor,
     RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy, UsageError,
 };
 use sstfilter_recipes::NamedCapped;
@@ -114,7 +114,7 @@ fn an_extractor_name_a_block_cannot_record_whole_is_refused() {
     let shorter = NamedCapped("e".repeat(254));
     assert!(matches!(
         filter.may_contain_scan(&shorter, b"zz"),
-        PrefixAnswer::Unfiltered(_)
+        Answer::Unfiltered(_)
     ));
 }
 

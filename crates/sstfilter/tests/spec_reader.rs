@@ -12,10 +12,9 @@ use std::sync::Arc;
 use std::ops::{Bound, RangeBounds};
 
 use sstfilter::{
-    BlockedBloomParams, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock,
+    Answer, BlockedBloomParams, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock,
     FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix, KeyHash, PrefixExtractor,
-    RangeAnswer, RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomParams, Unfiltered,
-    key_hash,
+    RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomParams, Unfiltered, key_hash,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -620,9 +619,9 @@ fn range_agree(what: &str, block: &[u8], keys: &[Vec<u8>], others: &[Vec<u8>]) {
         let (upper, spec_upper) = bound(pair[1] >> 40, b);
         let answer = ours.may_contain_range(lower, upper);
         let expected = match range.may_contain_range(spec_lower, spec_upper) {
-            spec::SpecRangeAnswer::Absent => RangeAnswer::Absent,
-            spec::SpecRangeAnswer::MayContain => RangeAnswer::MayContain,
-            spec::SpecRangeAnswer::TooWide => RangeAnswer::Unfiltered(Unfiltered::RangeTooWide),
+            spec::SpecRangeAnswer::Absent => Answer::Absent,
+            spec::SpecRangeAnswer::MayContain => Answer::MayContain,
+            spec::SpecRangeAnswer::TooWide => Answer::Unfiltered(Unfiltered::RangeTooWide),
         };
         assert_eq!(answer, expected, "{what}: {lower:?}..{upper:?}");
         let holds = keys.iter().any(|k| (lower, upper).contains(&k.as_slice()));

@@ -4,9 +4,12 @@
 use core::fmt;
 
 use crate::builder::FilterBlockBuilder;
+use std::sync::Arc;
+
 use crate::error::UsageError;
-use crate::format::{PartitionIndexTag, TRAILER_LEN, Trailer};
+use crate::format::{PartitionIndexTag, PrefixName, Prefixes, TRAILER_LEN, Trailer};
 use crate::policy::FilterPolicy;
+use crate::prefix::PrefixExtractor;
 
 use super::index::{ENTRY_LEN, Entry, encode_params};
 
@@ -31,12 +34,11 @@ pub enum PartitionCuts {
 
 /// Builds a partitioned filter from a table's keys, added in non-decreasing byte order.
 ///
-/// Each partition is built by its own [`FilterBlockBuilder`] with a clone of the policy, so a partition of any
-/// kind (BlockedBloom, Ribbon, StandardBloom) is sized from its own key count. A partition ends once it holds the
-/// number of keys the policy fits in the target bytes, never between two equal keys. [`finish`](Self::finish)
-/// returns the [`Partitions`]; the store writes their blocks and then the index, which records where it put them.
-///
-/// Partitions hold whole keys only: prefix extractors are for unpartitioned filters.
+/// Each partition is an ordinary filter block of the policy, sized from its own key count (one
+/// [`FilterBlockBuilder`], reset after each partition, builds them all). A partition ends once it holds the number
+/// of hashes the policy fits in the target bytes, never between two equal keys. [`finish`](Self::finish) returns
+/// the [`Partitions`]; the store writes their blocks and then the index, which records where it put them. With
+/// [`with_prefixes`](Self::with_prefixes) each partition also holds the prefixes of its keys.
 #[derive(Clone)]
 pub struct PartitionedFilterBuilder<P: FilterPolicy + Clone> {
     policy: P,
@@ -45,6 +47,8 @@ pub struct PartitionedFilterBuilder<P: FilterPolicy + Clone> {
     target_keys: Option<usize>,
     cuts: PartitionCuts,
     current: FilterBlockBuilder<P>,
+    /// `end_data_block` calls since the first key: cutting at data blocks without any is a caller's mistake.
+    data_block_ends: u64,
     last_key: Option<Vec<u8>>,
     /// Whether the key added last ended a data block ([`PartitionCuts::AtDataBlocks`]).
     at_data_block_end: bool,
@@ -77,6 +81,7 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
             partition_bytes: DEFAULT_PARTITION_BYTES,
             target_keys: None,
             cuts: PartitionCuts::Anywhere,
+            data_block_ends: 0,
             last_key: None,
             at_data_block_end: false,
             blocks: Vec::new(),
@@ -99,6 +104,19 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
     pub fn with_cuts(mut self, cuts: PartitionCuts) -> Self {
         self.cuts = cuts;
         self
+    }
+
+    /// Also adds the prefix `extractor` gives each key to the partition that holds the key (once per run of equal
+    /// prefixes in a partition), as [`FilterBlockBuilder::with_prefixes`] does for one block; without
+    /// `whole_keys`, prefixes only. Fails as that does, for an extractor name a block cannot record.
+    pub fn with_prefixes(
+        mut self,
+        extractor: Arc<dyn PrefixExtractor>,
+        whole_keys: bool,
+    ) -> Result<Self, UsageError> {
+        self.current =
+            FilterBlockBuilder::new(self.policy.clone()).with_prefixes(extractor, whole_keys)?;
+        Ok(self)
     }
 
     /// Adds a key. Keys must not decrease (equal keys are allowed and stay in one partition); a smaller key than
@@ -127,6 +145,7 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
     /// has reached its size ends there. (Ignored with [`PartitionCuts::Anywhere`].)
     pub fn end_data_block(&mut self) {
         self.at_data_block_end = true;
+        self.data_block_ends += 1;
     }
 
     /// Partitions finished so far (the one being filled not included).
@@ -158,12 +177,9 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
 
     /// Ends the current partition with `separator`, a key at least its last key and less than every later one.
     fn cut(&mut self, separator: &[u8]) {
-        let builder = core::mem::replace(
-            &mut self.current,
-            FilterBlockBuilder::new(self.policy.clone()),
-        );
-        let mut block = Vec::new();
-        let (num_keys, checksum) = builder.finish_block(&mut block);
+        let mut block = Vec::with_capacity(self.current.estimated_block_len());
+        let (num_keys, checksum) = self.current.finish_block(&mut block);
+        self.current.reset();
         self.separators.extend_from_slice(separator);
         let sep_end = u32::try_from(self.separators.len()).unwrap_or_else(|_| {
             self.separators_overflow = true;
@@ -181,17 +197,41 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
 
     /// Ends the last partition at the last key itself, so that a lookup past it needs no partition, and returns
     /// the partitions. No keys give no partitions (every lookup answers "absent").
-    #[must_use]
-    pub fn finish(mut self) -> Partitions {
-        if let Some(last) = self.last_key.take() {
-            self.cut(&last);
-        }
-        Partitions {
-            blocks: self.blocks,
-            separators: self.separators,
-            entries: self.entries,
-            separators_overflow: self.separators_overflow,
-        }
+    ///
+    /// Fails with [`UsageError::NoDataBlockEnd`] if partitions may end only at data blocks
+    /// ([`PartitionCuts::AtDataBlocks`]) and keys came without a single [`end_data_block`](Self::end_data_block):
+    /// the builder would otherwise make one partition of the whole table, whatever its target size.
+    pub fn finish(mut self) -> Result<Partitions, UsageError> {
+        self.finish_and_reset()
+    }
+
+    /// [`finish`](Self::finish), leaving the builder empty (same policy, size, cuts and prefixes) for the next
+    /// table, with the memory its filter builder holds.
+    pub fn finish_and_reset(&mut self) -> Result<Partitions, UsageError> {
+        let result = match self.last_key.take() {
+            Some(_) if self.cuts == PartitionCuts::AtDataBlocks && self.data_block_ends == 0 => {
+                Err(UsageError::NoDataBlockEnd)
+            }
+            Some(last) => {
+                self.cut(&last);
+                Ok(())
+            }
+            None => Ok(()),
+        };
+        let partitions = Partitions {
+            blocks: core::mem::take(&mut self.blocks),
+            separators: core::mem::take(&mut self.separators),
+            entries: core::mem::take(&mut self.entries),
+            separators_overflow: core::mem::take(&mut self.separators_overflow),
+            prefixes: self
+                .current
+                .prefixes()
+                .map(|p| (p.name.clone(), p.whole_keys)),
+        };
+        self.current.reset();
+        self.at_data_block_end = false;
+        self.data_block_ends = 0;
+        result.map(|()| partitions)
     }
 }
 
@@ -203,6 +243,9 @@ pub struct Partitions {
     separators: Vec<u8>,
     entries: Vec<Entry>,
     separators_overflow: bool,
+    /// The extractor's name and whether whole keys were kept, when the partitions hold prefixes: the index
+    /// records them too.
+    prefixes: Option<(PrefixName, bool)>,
 }
 
 impl Partitions {
@@ -257,7 +300,11 @@ impl Partitions {
             Entry { offset, ..*entry }.encode_into(&mut out);
         }
         let params = encode_params(self.entries.len() as u64, self.separators.len() as u64);
-        Trailer::<PartitionIndexTag>::append_index(&mut out, 0, params, self.num_keys());
+        let prefixes = self.prefixes.as_ref().map(|(name, whole_keys)| Prefixes {
+            name,
+            whole_keys: *whole_keys,
+        });
+        Trailer::<PartitionIndexTag>::append_index(&mut out, 0, params, self.num_keys(), prefixes);
         Ok(out)
     }
 }

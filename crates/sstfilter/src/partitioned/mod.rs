@@ -1,8 +1,5 @@
-//! Partitioned filters: a table's keys cut into key ranges, each range an ordinary filter block (a partition),
-//! plus a small **partition index** that names each partition's last key and location (FORMAT.md, section 8).
-//!
-//! A store pins only the index (tens of bytes per partition) and loads the one partition a lookup needs through
-//! its own block cache, so a big table's filter no longer has to be resident all at once.
+//! Partitioned filters: the builder, the index and the reader. What they are and how a store uses them: the crate
+//! docs, "Partitioned filters"; the byte layout: FORMAT.md section 8.
 //!
 //! ```text
 //! sorted keys ─ PartitionedFilterBuilder (cut every ~partition_bytes of filter) ─▶ Partitions

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use crate::error::{Error, Result};
-use crate::format::{self, PartitionIndexTag, Trailer, block_checksum};
+use crate::format::{self, FLAG_PREFIXES_ONLY, PartitionIndexTag, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::reader::FilterBlock;
 use crate::stats::FilterStats;
@@ -34,7 +34,7 @@ use super::{Loaded, Partition, PartitionLoader, VerifiedPartition};
 /// for i in 0..10_000u32 {
 ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
 /// }
-/// let partitions = builder.finish();
+/// let partitions = builder.finish()?;
 /// // A store writes each partition where it likes; here they are kept in memory, "offset" = position.
 /// let blocks: Vec<Vec<u8>> = partitions.blocks().to_vec();
 /// let offsets: Vec<u64> = (0..blocks.len() as u64).collect();
@@ -179,6 +179,21 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
         self.trailer.num_keys
     }
 
+    /// The name of the prefix extractor whose prefixes the partitions hold, if they hold prefixes (the index
+    /// records it, FORMAT.md section 8).
+    #[must_use]
+    pub fn prefix_extractor_name(&self) -> Option<&str> {
+        let (at, len) = self.trailer.prefix_name?;
+        let name = self.bytes.as_ref().get(at..at + len)?;
+        core::str::from_utf8(name).ok()
+    }
+
+    /// Whether the partitions hold whole keys (all do, but those built with prefixes only).
+    #[must_use]
+    pub fn holds_whole_keys(&self) -> bool {
+        self.trailer.flags & FLAG_PREFIXES_ONLY == 0
+    }
+
     /// Partition `position`, or `None` past the last.
     #[must_use]
     pub fn partition(&self, position: usize) -> Option<Partition> {
@@ -205,6 +220,12 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     /// the last separator, where no partition can hold it.
     #[must_use]
     pub fn find(&self, key: &[u8]) -> Option<Partition> {
+        self.partition(self.position_of(key))
+    }
+
+    /// The position of the first separator `>= key` (the number of partitions if there is none): the partition
+    /// that can hold `key`.
+    pub(crate) fn position_of(&self, key: &[u8]) -> usize {
         // Binary search for the first separator >= key (separators strictly increase; checked at open).
         let (mut lo, mut hi) = (0usize, self.layout.partitions);
         while lo < hi {
@@ -217,7 +238,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
                 hi = mid;
             }
         }
-        self.partition(lo)
+        lo
     }
 
     /// Whether `key` may be in the filter, loading its partition through `loader` if needed.
@@ -286,9 +307,9 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     }
 
     /// Opens `bytes` as `partition`: an ordinary filter block whose structure and CRC32 check out
-    /// ([`FilterBlock::open`]), that holds whole-key hashes (a Range block, or one of prefixes only, is refused
-    /// with [`Error::BadParams`]: asked by hash, it could only ever answer "may contain"), and whose length, stored
-    /// checksum and key count are the ones the index recorded (else [`Error::PartitionMismatch`]). What a store does once, when a partition enters its cache; the
+    /// ([`FilterBlock::open`]), that holds key hashes (a Range block is refused with [`Error::BadParams`]: asked by
+    /// hash, it could only ever answer "may contain"), and whose length, stored checksum and key count are the ones
+    /// the index recorded (else [`Error::PartitionMismatch`]). What a store does once, when a partition enters its cache; the
     /// [`VerifiedPartition`] it gets back is what its loader hands out.
     pub fn verify_partition<T: AsRef<[u8]>>(
         &self,
@@ -296,15 +317,25 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
         bytes: T,
     ) -> Result<VerifiedPartition<T>> {
         let filter = FilterBlock::open(bytes)?;
-        if filter.kind() == FilterKind::Range || !filter.holds_whole_keys() {
+        if filter.kind() == FilterKind::Range {
             return Err(Error::BadParams {
                 kind: Some(filter.kind()),
-                field: "partition without whole-key hashes",
+                field: "partition without key hashes",
                 found: partition.position as u64,
             });
         }
         check_identity(partition, &filter)?;
         Ok(VerifiedPartition::new(filter))
+    }
+
+    /// Checks that a partition a loader verified earlier is `partition` (its length, stored checksum and key
+    /// count are the index entry's).
+    pub(crate) fn check_verified<T: AsRef<[u8]>>(
+        &self,
+        partition: &Partition,
+        verified: &VerifiedPartition<T>,
+    ) -> Result<()> {
+        check_identity(partition, verified.filter())
     }
 
     /// The index block's bytes.

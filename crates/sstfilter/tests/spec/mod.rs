@@ -6,13 +6,15 @@
 //! disagree, and one of them must change. The key hash (section 4.1) is taken as an input: it is xxh3-64, which
 //! FORMAT.md defines by reference to the xxHash library, and the `xxhash-rust` crate provides it.
 //!
-//! Used by `tests/spec_reader.rs`, `tests/golden.rs`, `tests/no_false_negatives.rs` and `tests/partitioned.rs`;
-//! each uses a part of it.
+//! Used by `tests/spec_reader.rs`, `tests/golden.rs`, `tests/no_false_negatives.rs`, `tests/partitioned.rs` and
+//! `tests/golden_table.rs` (section 9, in `table.rs`); each uses a part of it.
 #![allow(
     dead_code,
     reason = "each test binary uses a part of this module, and a different part: not an `expect`, which every \
               binary would have to fulfil"
 )]
+
+pub mod table;
 
 /// Section 2: the trailer is 36 bytes.
 pub const TRAILER_LEN: usize = 36;
@@ -140,23 +142,7 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
     if flags & !allowed != 0 || flags == 0b10 {
         return Err(Refusal::BadParams("flags"));
     }
-    // Section 2.1: the prefix section, `name ‖ name length (u16)`, just before the trailer (a block shorter than 38
-    // bytes has no room for the length).
-    let (payload, prefix_name) = if flags & 1 == 0 {
-        (payload, None)
-    } else {
-        let bad = || Refusal::BadParams("prefix extractor name");
-        if payload.len() < 2 {
-            return Err(bad());
-        }
-        let name_len = le(&payload[payload.len() - 2..]) as usize;
-        if name_len > 255 || name_len > payload.len() - 2 {
-            return Err(bad());
-        }
-        let name_at = payload.len() - 2 - name_len;
-        let name = std::str::from_utf8(&payload[name_at..payload.len() - 2]).map_err(|_| bad())?;
-        (&payload[..name_at], Some(name.to_owned()))
-    };
+    let (payload, prefix_name) = prefix_section(payload, flags)?;
     let payload_len = payload.len();
     let kind = match tag {
         1 => blocked_bloom_params(params, payload_len as u64, num_keys)?,
@@ -173,6 +159,25 @@ pub fn open(block: &[u8]) -> Result<SpecBlock<'_>, Refusal> {
         num_keys,
         checksum_ok,
     })
+}
+
+/// Section 2.1: with flag bit 0, the prefix section, `name ‖ name length (u16)`, just before the trailer (a block
+/// shorter than 38 bytes has no room for the length): the payload before it, and the name.
+fn prefix_section(payload: &[u8], flags: u64) -> Result<(&[u8], Option<String>), Refusal> {
+    if flags & 1 == 0 {
+        return Ok((payload, None));
+    }
+    let bad = || Refusal::BadParams("prefix extractor name");
+    if payload.len() < 2 {
+        return Err(bad());
+    }
+    let name_len = le(&payload[payload.len() - 2..]) as usize;
+    if name_len > 255 || name_len > payload.len() - 2 {
+        return Err(bad());
+    }
+    let name_at = payload.len() - 2 - name_len;
+    let name = std::str::from_utf8(&payload[name_at..payload.len() - 2]).map_err(|_| bad())?;
+    Ok((&payload[..name_at], Some(name.to_owned())))
 }
 
 /// Section 4.2's parameter table and payload rules.
@@ -907,9 +912,20 @@ pub struct SpecPartition {
     pub checksum: u32,
 }
 
-/// Section 8: open a partition index, checking the trailer (section 2 with tag 16, version 2, flags 0), the CRC32
-/// and every rule of the entry table; return the partitions in order.
-pub fn open_index(block: &[u8]) -> Result<Vec<SpecPartition>, Refusal> {
+/// Section 8: an opened partition index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecIndex {
+    /// The partitions, in order.
+    pub partitions: Vec<SpecPartition>,
+    /// The extractor named by its prefix section (section 2.1), if any.
+    pub prefix_name: Option<String>,
+    /// Flag bit 1 clear: the partitions hold whole keys.
+    pub whole_keys: bool,
+}
+
+/// Section 8: open a partition index, checking the trailer (section 2 with tag 16, version 2, flags 0, 1 or 3 and
+/// then the prefix section of section 2.1), the CRC32 and every rule of the entry table.
+pub fn open_index(block: &[u8]) -> Result<SpecIndex, Refusal> {
     if block.len() < TRAILER_LEN {
         return Err(Refusal::TooShort);
     }
@@ -923,12 +939,14 @@ pub fn open_index(block: &[u8]) -> Result<Vec<SpecPartition>, Refusal> {
     if t[5] != 16 || t[4] != 2 {
         return Err(Refusal::UnknownKind(t[5]));
     }
-    if le(&t[6..8]) != 0 {
+    let flags = le(&t[6..8]);
+    if ![0, 1, 3].contains(&flags) {
         return Err(Refusal::BadParams("flags"));
     }
     if crc32(&block[..block.len() - 4]) != le(&t[32..36]) as u32 {
         return Err(Refusal::BadParams("crc"));
     }
+    let (payload, prefix_name) = prefix_section(payload, flags)?;
     let n = u128::from(le(&t[8..16]));
     let s = u128::from(le(&t[16..24]));
     let num_keys = u128::from(le(&t[24..32]));
@@ -968,7 +986,11 @@ pub fn open_index(block: &[u8]) -> Result<Vec<SpecPartition>, Refusal> {
     if keys != num_keys {
         return Err(Refusal::BadParams("num_keys"));
     }
-    Ok(out)
+    Ok(SpecIndex {
+        partitions: out,
+        prefix_name,
+        whole_keys: flags & 0b10 == 0,
+    })
 }
 
 /// Section 8: the position of the only partition that can hold `key` (the first separator `>= key`), or `None`:

@@ -20,7 +20,7 @@ use crate::tag::FilterKind;
 ///
 /// ```
 /// use std::ops::Bound::{Excluded, Included, Unbounded};
-/// use sstfilter::{FilterBlock, RangeAnswer, RangeFilterBuilder, RangePolicy};
+/// use sstfilter::{FilterBlock, Answer, RangeFilterBuilder, RangePolicy};
 ///
 /// // Order ids as 8 big-endian bytes after a table prefix: the projection keeps them as integers.
 /// let key = |id: u64| [&b"orders/"[..], &id.to_be_bytes()].concat();
@@ -34,7 +34,7 @@ use crate::tag::FilterKind;
 /// assert!(scan(41_000, 41_001).may_contain()); // holds order 41000
 /// assert!(filter.may_contain(&key(41_000))); // point questions too
 /// // Past the last key: absent for certain.
-/// assert_eq!(filter.may_contain_range(Included(&key(999_001)), Unbounded), RangeAnswer::Absent);
+/// assert_eq!(filter.may_contain_range(Included(&key(999_001)), Unbounded), Answer::Absent);
 /// // Empty short ranges: absent but for about 1 % of them.
 /// let false_positives = (0..999).filter(|i| scan(i * 1000 + 1, i * 1000 + 1000).may_contain()).count();
 /// assert!(false_positives < 40);
@@ -157,15 +157,22 @@ impl RangeFilterBuilder {
 
     /// Builds the filter and returns the block's bytes: the payload followed by the trailer.
     #[must_use]
-    pub fn finish(self) -> Vec<u8> {
+    pub fn finish(mut self) -> Vec<u8> {
+        self.finish_and_reset()
+    }
+
+    /// Builds the block of the keys added since the last reset (as [`finish`](Self::finish)) and empties the
+    /// builder for the next table, keeping its memory.
+    #[must_use]
+    pub fn finish_and_reset(&mut self) -> Vec<u8> {
         let mut block = Vec::new();
         self.finish_into(&mut block);
         block
     }
 
-    /// Like [`finish`](Self::finish), but appends the block to `out`. The block's checksum covers only the
-    /// appended bytes.
-    pub fn finish_into(self, out: &mut Vec<u8>) {
+    /// Like [`finish_and_reset`](Self::finish_and_reset), but appends the block to `out`. The block's checksum
+    /// covers only the appended bytes.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
         let policy = self.policy;
         self.finish_in_universe(out, |n| policy.universe(n));
     }
@@ -173,7 +180,7 @@ impl RangeFilterBuilder {
     /// [`finish_into`](Self::finish_into) with the universe `universe(n)` for `n` distinct projected values (the
     /// policy's, or, to rebuild a block from its stored parameters, that block's).
     pub(crate) fn finish_in_universe(
-        mut self,
+        &mut self,
         out: &mut Vec<u8>,
         universe: impl FnOnce(u64) -> u64,
     ) {
@@ -184,7 +191,6 @@ impl RangeFilterBuilder {
         // bytes, one value for the filter.
         let mut values = projection::values(&self.windows, &alphabets, &weights);
         values.dedup();
-        drop(self.windows);
         let universe = universe(values.len() as u64);
         let start = out.len();
         out.reserve(
@@ -208,6 +214,11 @@ impl RangeFilterBuilder {
             num_codes,
             None,
         );
+        self.first.clear();
+        self.last.clear();
+        self.windows.clear();
+        self.runs.clear();
+        self.prefix_len = 0;
     }
 
     /// Takes every window after `prefix_len` bytes, which is at most the prefix length of every run: a window taken

@@ -9,10 +9,9 @@
 //! table never makes.
 //!
 //! * **Projection** (`projection.rs`): keys are byte strings; the filter works on integers. The block stores the
-//!   common prefix `P` of its keys and reads the (up to 16) bytes after it as digits of a mixed radix whose
-//!   digit `j` is the rank of the byte among the byte values keys have at that position: an order-preserving map
-//!   in which only values that occur take room (consecutive decimal ids stay consecutive integers), so a key
-//!   inside a byte-string range lands inside the projected range.
+//!   common prefix `P` of its keys and reads the (up to 16) bytes after it as a mixed radix of byte ranks (the
+//!   crate docs, "Range filters and projected values", explain it to users), so a key inside a byte-string range
+//!   lands inside the projected range.
 //! * **Hash**: with a maximum range length `L = 2^range_log2` and a universe `r`, value `v` is stored as the code
 //!   `(q(v div L) + v mod L) mod r`, `q` a random function into `0..r`. Values in one aligned run of `L` keep
 //!   their distances, so a query range (at most `L` long) covers at most two runs and maps to at most two
@@ -25,11 +24,8 @@
 //! A writer that targets rate `ε` at length `L` sets `r = ⌈n · L / ε⌉`: `ε · ℓ / L` for ranges of length `ℓ ≤ L`,
 //! and `ε / L` for point questions, at `log2(L / ε) + 2` bits per key plus the samples (a quarter bit).
 //!
-//! **Keys it serves poorly**: keys that differ only past the projected positions (16 bytes after the common prefix,
-//! fewer when many byte values occur: 8 for random binary keys) project to one value, so the filter cannot tell
-//! them, or ranges between them, apart: such a question answers "may contain" whenever any of those keys exists.
-//! A range whose ends differ in an early position is long in projected space, at a higher rate (`n · ℓ / r` with
-//! the projected `ℓ`); ranges longer than [`MAX_RUNS_PER_QUERY`] runs are not checked: they answer "may contain".
+//! The keys it serves poorly are listed for users in the crate docs; ranges longer than [`MAX_RUNS_PER_QUERY`]
+//! runs are not checked: they answer "may contain".
 //!
 //! The byte layout is FORMAT.md section 4.5.
 

@@ -6,7 +6,8 @@ use crate::error::{UsageError, configured};
 
 /// Sizes [`FilterKind::Range`](crate::FilterKind::Range) filters, built by
 /// [`RangeFilterBuilder`](crate::RangeFilterBuilder): the longest range that keeps the stated rate, `L` (in
-/// projected values, rounded up to a power of two), and the rate `ε` for an empty range of that length.
+/// [projected values](crate#range-filters-and-projected-values), rounded up to a power of two), and the rate `ε`
+/// for an empty range of that length.
 ///
 /// A filter of `n` keys gets the universe `r = ⌈n · L / ε⌉`; an empty range of `ℓ ≤ L` projected values then
 /// answers "may contain" with probability at most `ε · ℓ / L`, a point question with at most `ε / L`, for

@@ -1,0 +1,235 @@
+//! [`TableRecipe`]: a table filter in any combination of its options, built and checked through
+//! `TableFilterBuilder` and `TableFilter`.
+
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+
+use arbitrary::Arbitrary;
+use sstfilter::{
+    Answer, KeyProbe, MAX_PREFIX_NAME_LEN, TableFilter, TableFilterBuilder, TableFilterOptions,
+    UsageError, key_hash,
+};
+
+use crate::options::{ByOffset, Partitioning, Prefixes};
+use crate::recipe::{Constructed, RangeRecipe, Recipe};
+
+/// A table filter's options, every one of them: a point filter (a [`Recipe`] that builds through a
+/// `FilterPolicy`; the other recipes stand for none), prefixes, a range filter, partitions, and keys in any order.
+/// Combinations the builder refuses are checked to be exactly the documented ones.
+#[derive(Arbitrary, Debug, Clone, Copy, PartialEq)]
+pub struct TableRecipe {
+    /// `TableFilterOptions::point`.
+    pub point: Option<Recipe>,
+    /// `TableFilterOptions::prefixes`.
+    pub prefixes: Option<Prefixes>,
+    /// `TableFilterOptions::range`.
+    pub range: Option<RangeRecipe>,
+    /// `TableFilterOptions::partitioned`, with `end_data_block` where the partitioning says.
+    pub partitioning: Option<Partitioning>,
+    /// `TableFilterOptions::any_key_order` (then the keys are added as given, not sorted).
+    pub any_key_order: bool,
+}
+
+impl TableRecipe {
+    /// The options, or `None` when a policy's constructor refused (checked against its documentation).
+    #[must_use]
+    pub fn options(&self) -> Option<TableFilterOptions> {
+        let mut options = TableFilterOptions::new();
+        if let Some(point) = self.point
+            && let Constructed::Policy(policy) = point.construct()?
+        {
+            options = options.shared_point(policy);
+        }
+        if let Some(prefixes) = self.prefixes {
+            options = options.prefixes(prefixes.extractor.get(), prefixes.whole_keys);
+        }
+        if let Some(range) = self.range {
+            options = options.range(range.policy()?);
+        }
+        if let Some(partitioning) = self.partitioning {
+            options = options.partitioned(
+                usize::from(partitioning.partition_bytes),
+                partitioning.cuts(),
+            );
+        }
+        if self.any_key_order {
+            options = options.any_key_order();
+        }
+        Some(options)
+    }
+
+    /// Builds `keys` (sorted first, unless in any order) into a table filter, stores its blocks, opens it and
+    /// checks that nothing is lost: every key by key, by hash and by its prefix; every scan over a prefix of a key,
+    /// with the extractor and without; every range that holds a key, with every kind of bound from its
+    /// neighbours; through a loader of raw bytes; and again with each block damaged. A builder that refuses the
+    /// options, or a key, must do so exactly where the documentation says. `None` when something was refused.
+    #[must_use]
+    pub fn check(&self, keys: &[Vec<u8>]) -> Option<()> {
+        let what = format!("{self:?}, {} keys", keys.len());
+        let options = self.options()?;
+        let refusals = self.documented_refusals(&options);
+        let mut builder = match TableFilterBuilder::new(&options) {
+            Ok(builder) => {
+                assert!(refusals.is_empty(), "{what}: accepted, but {refusals:?}");
+                builder
+            }
+            Err(e) => {
+                // Options breaking several rules are refused for any one of them.
+                assert!(
+                    matches!(&e, UsageError::InvalidSetting { setting, .. } if refusals.contains(setting)),
+                    "{what}: refused with {e:?}, documented: {refusals:?}"
+                );
+                return None;
+            }
+        };
+        let mut keys = keys.to_vec();
+        if !self.any_key_order {
+            keys.sort();
+        }
+        let per_block = self
+            .partitioning
+            .map_or(usize::MAX, |p| usize::from(p.keys_per_data_block) + 1);
+        for (i, key) in keys.iter().enumerate() {
+            if let Err(e) = builder.add_key(key) {
+                // Only a range policy's key limit refuses a key given in order.
+                let limit = options_range_limit(self)?;
+                assert_eq!(
+                    e,
+                    UsageError::TooManyKeys {
+                        expected: limit,
+                        found: limit + 1
+                    },
+                    "{what}"
+                );
+                assert_eq!(builder.len(), limit, "{what}: refused before the limit");
+                return None;
+            }
+            if (i + 1) % per_block == 0 {
+                builder.end_data_block();
+            }
+        }
+        builder.end_data_block(); // a table ends its last data block
+        let blocks = builder
+            .finish_and_reset()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(builder.is_empty(), "{what}: the builder is reset");
+        let mut store: Vec<Vec<u8>> = Vec::new();
+        let locations = blocks
+            .write(|_, bytes| -> Result<u64, ()> {
+                store.push(bytes.to_vec());
+                Ok(store.len() as u64 - 1)
+            })
+            .unwrap_or_else(|()| unreachable!());
+        let at = |location: Option<sstfilter::BlockLocation>| location.map(|l| l.position as usize);
+        let (point, range) = (at(locations.point), at(locations.range));
+        self.assert_answers(&what, &store, point, range, &keys, &options);
+        // Damaged: each block in turn with one byte changed (the CRC or the checks catch it, and the filter answers
+        // "may contain"; a change they cannot see would still have to keep every key).
+        for i in 0..store.len() {
+            let mut damaged = store.clone();
+            if let Some(byte) = damaged[i].get_mut(i * 7 % store[i].len().max(1)) {
+                *byte ^= 0x10;
+            }
+            self.assert_answers(&what, &damaged, point, range, &keys, &options);
+        }
+        Some(())
+    }
+
+    /// The settings `TableFilterBuilder::new` documents refusing for these options (none: it accepts them).
+    fn documented_refusals(&self, options: &TableFilterOptions) -> Vec<&'static str> {
+        let point = options_have_point(self);
+        let name_len = options.prefix_extractor().map_or(0, |e| e.name().len());
+        [
+            (
+                "TableFilterOptions::partitioned",
+                self.partitioning.is_some() && (!point || self.any_key_order),
+            ),
+            (
+                "TableFilterOptions::prefixes",
+                self.prefixes.is_some() && !point,
+            ),
+            (
+                "TableFilterOptions::range",
+                self.range.is_some() && self.any_key_order,
+            ),
+            ("prefix extractor name", name_len > MAX_PREFIX_NAME_LEN),
+        ]
+        .into_iter()
+        .filter_map(|(setting, refused)| refused.then_some(setting))
+        .collect()
+    }
+
+    fn assert_answers(
+        &self,
+        what: &str,
+        store: &[Vec<u8>],
+        point: Option<usize>,
+        range: Option<usize>,
+        keys: &[Vec<u8>],
+        options: &TableFilterOptions,
+    ) {
+        let blocks: Vec<&[u8]> = store.iter().map(Vec::as_slice).collect();
+        let loader = ByOffset(&blocks);
+        let filter = TableFilter::open(point.map(|p| blocks[p]), range.map(|r| blocks[r]));
+        let extractor = options.prefix_extractor();
+        let lost = |question: &str, answer: Answer| {
+            assert_ne!(answer, Answer::Absent, "{what}: {question} lost a key");
+        };
+        let mut sorted = keys.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        for (i, key) in sorted.iter().enumerate() {
+            lost(&format!("{key:?}"), filter.may_contain(key, &loader));
+            lost(
+                &format!("{key:?} by hash"),
+                filter.may_contain_key(&KeyProbe::with_hash(key, key_hash(key)), &loader),
+            );
+            if let Some(extractor) = extractor {
+                lost(
+                    &format!("{key:?} by prefix"),
+                    filter
+                        .may_contain_key(&KeyProbe::with_prefix(key, extractor.as_ref()), &loader),
+                );
+            }
+            for end in 0..=key.len().min(12) {
+                let scan = &key[..end];
+                lost(
+                    &format!("scan {scan:?}"),
+                    filter.may_contain_scan(extractor.map(|e| e.as_ref()), scan, &loader),
+                );
+                lost(
+                    &format!("scan {scan:?} without extractor"),
+                    filter.may_contain_scan(None, scan, &loader),
+                );
+            }
+            let mut lowers: Vec<Bound<&[u8]>> = vec![Unbounded, Included(key)];
+            let mut uppers: Vec<Bound<&[u8]>> = vec![Unbounded, Included(key)];
+            if let Some(before) = i.checked_sub(1).and_then(|j| sorted.get(j)) {
+                lowers.extend([Included(&before[..]), Excluded(&before[..])]);
+            }
+            if let Some(after) = sorted.get(i + 1) {
+                uppers.extend([Included(&after[..]), Excluded(&after[..])]);
+            }
+            for &lower in &lowers {
+                for &upper in &uppers {
+                    lost(
+                        &format!("{lower:?}..{upper:?}"),
+                        filter.may_contain_range(lower, upper, &loader),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether the recipe's point filter is one (a recipe that builds through a `FilterPolicy`).
+fn options_have_point(recipe: &TableRecipe) -> bool {
+    recipe
+        .point
+        .and_then(|p| p.construct())
+        .is_some_and(|c| matches!(c, Constructed::Policy(_)))
+}
+
+/// The key limit of the recipe's range policy, if it has one.
+fn options_range_limit(recipe: &TableRecipe) -> Option<u64> {
+    Some(recipe.range?.policy()?.max_keys())
+}

@@ -1,0 +1,514 @@
+//! The table filter in every combination (point policy of each kind or none; prefixes with or without whole keys,
+//! or none; a range filter or none; one block or partitions cut anywhere or at data blocks): no stored key, no scan
+//! over a stored key's prefix and no range holding a stored key is ever answered "absent", through any loader,
+//! with the blocks intact or damaged; and absent keys, prefixes and ranges are mostly answered "absent".
+
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+use std::sync::Arc;
+
+use sstfilter::{
+    Answer, BlockedBloomPolicy, FixedPrefix, KeyProbe, Loaded, NoPartitions, Partition,
+    PartitionCuts, PartitionLoader, PrefixExtractor, RangePolicy, RibbonPolicy, SharedPolicy,
+    StandardBloomPolicy, TableFilter, TableFilterBuilder, TableFilterOptions, TableFilterPart,
+    Unfiltered, UsageError, VerifiedPartition,
+};
+
+/// Keys `tNN/` + 6 digits, sorted: 40 tenants (prefixes of 4 bytes), the ids of each a multiple of 10.
+fn keys(n: usize) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = (0..n)
+        .map(|i| format!("t{:02}/{:06}", i % 40, (i / 40) * 10).into_bytes())
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// The blocks of a table filter as a store keeps them: position = index in `blocks`.
+#[derive(Default)]
+struct Store {
+    blocks: Vec<Vec<u8>>,
+}
+
+/// Hands partitions out as bytes (the reader verifies them on every load), possibly damaged.
+struct Bytes<'a>(&'a Store);
+
+impl PartitionLoader for Bytes<'_> {
+    type Block<'b>
+        = &'b [u8]
+    where
+        Self: 'b;
+    type Error = ();
+    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
+        let block = self
+            .0
+            .blocks
+            .get(usize::try_from(p.offset).map_err(|_| ())?)
+            .ok_or(())?;
+        Ok(Loaded::Bytes(block))
+    }
+}
+
+/// A cache of partitions verified as they entered (the damaged ones never enter).
+struct Cache(Vec<Option<VerifiedPartition<Vec<u8>>>>);
+
+impl PartitionLoader for Cache {
+    type Block<'b>
+        = &'b [u8]
+    where
+        Self: 'b;
+    type Error = ();
+    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
+        let cached = self.0.get(p.position).and_then(Option::as_ref).ok_or(())?;
+        Ok(cached.borrowed().into())
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Point {
+    None,
+    Blocked,
+    Ribbon,
+    Standard,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Prefixes {
+    None,
+    WithWholeKeys,
+    Only,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Layout {
+    OneBlock,
+    Anywhere,
+    AtDataBlocks,
+}
+
+fn options(point: Point, prefixes: Prefixes, range: bool, layout: Layout) -> TableFilterOptions {
+    let policy: Option<SharedPolicy> = match point {
+        Point::None => None,
+        Point::Blocked => Some(Arc::new(BlockedBloomPolicy::new(10.0))),
+        Point::Ribbon => Some(Arc::new(RibbonPolicy::new(10.0))),
+        Point::Standard => Some(Arc::new(StandardBloomPolicy::new(10.0))),
+    };
+    let mut options = TableFilterOptions::new();
+    if let Some(policy) = policy {
+        options = options.shared_point(policy);
+    }
+    let extractor: Arc<dyn PrefixExtractor> = Arc::new(FixedPrefix::new(4));
+    options = match prefixes {
+        Prefixes::None => options,
+        Prefixes::WithWholeKeys => options.prefixes(extractor, true),
+        Prefixes::Only => options.prefixes(extractor, false),
+    };
+    if range {
+        options = options.range(RangePolicy::new(1 << 10, 0.01));
+    }
+    match layout {
+        Layout::OneBlock => options,
+        Layout::Anywhere => options.partitioned(256, PartitionCuts::Anywhere),
+        Layout::AtDataBlocks => options.partitioned(256, PartitionCuts::AtDataBlocks),
+    }
+}
+
+/// Builds the table filter of `keys` (a data block ending every 7 keys) into a store; returns the store and the
+/// positions of the point and range blocks.
+fn build(
+    options: &TableFilterOptions,
+    keys: &[Vec<u8>],
+) -> Result<(Store, Option<usize>, Option<usize>), UsageError> {
+    let mut builder = TableFilterBuilder::new(options)?;
+    for (i, key) in keys.iter().enumerate() {
+        builder.add_key(key)?;
+        builder.add_key(key)?; // a second version of the key counts once
+        if i % 7 == 6 || i + 1 == keys.len() {
+            builder.end_data_block();
+        }
+    }
+    let blocks = builder.finish()?;
+    let mut store = Store::default();
+    let locations = blocks
+        .write(|part, bytes| -> Result<u64, ()> {
+            if let TableFilterPart::Partition(i) = part {
+                assert_eq!(Some(bytes), blocks.partitions().map(|p| &p.blocks()[i][..]));
+            }
+            store.blocks.push(bytes.to_vec());
+            Ok(store.blocks.len() as u64 - 1)
+        })
+        .unwrap();
+    let position = |l: Option<sstfilter::BlockLocation>| l.map(|l| l.position as usize);
+    Ok((store, position(locations.point), position(locations.range)))
+}
+
+/// A range question's two bounds.
+type KeyRange<'k> = (Bound<&'k [u8]>, Bound<&'k [u8]>);
+
+fn open(store: &Store, point: Option<usize>, range: Option<usize>) -> TableFilter<&[u8]> {
+    let get = |at: Option<usize>| at.map(|at| store.blocks[at].as_slice());
+    TableFilter::open(get(point), get(range))
+}
+
+/// Every stored key, every scan over a stored key's prefix (with the table's extractor) and every range that holds
+/// a stored key answers "may contain" (or cannot tell), never "absent".
+fn assert_finds_all<L: PartitionLoader>(
+    what: &str,
+    filter: &TableFilter<&[u8]>,
+    loader: &L,
+    keys: &[Vec<u8>],
+) {
+    let extractor = FixedPrefix::new(4);
+    for (i, key) in keys.iter().enumerate() {
+        let probe = KeyProbe::with_prefix(key, &extractor);
+        assert!(
+            filter.may_contain_key(&probe, loader).may_contain(),
+            "{what}: lost {key:?}"
+        );
+        assert!(
+            filter.may_contain(key, loader).may_contain(),
+            "{what}: lost {key:?} by key"
+        );
+        for end in [0, 1, 2, 3, 4, 5, key.len()] {
+            let scan = &key[..end];
+            assert!(
+                filter
+                    .may_contain_scan(Some(&extractor), scan, loader)
+                    .may_contain(),
+                "{what}: lost {key:?} in a scan of {scan:?}"
+            );
+            assert!(
+                filter.may_contain_scan(None, scan, loader).may_contain(),
+                "{what}: lost {key:?} in a scan of {scan:?} without extractor"
+            );
+        }
+        let next = keys.get(i + 1).cloned();
+        let bounds: [KeyRange<'_>; 4] = [
+            (Included(key), Included(key)),
+            (Included(key), next.as_deref().map_or(Unbounded, Excluded)),
+            (Unbounded, Included(key)),
+            (Excluded(&key[..key.len() - 1]), Unbounded),
+        ];
+        for (lower, upper) in bounds {
+            assert!(
+                filter.may_contain_range(lower, upper, loader).may_contain(),
+                "{what}: lost {key:?} in {lower:?}..{upper:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_combination_finds_every_key_through_every_loader() {
+    let keys = keys(1500);
+    let mut combinations = 0;
+    for point in [Point::None, Point::Blocked, Point::Ribbon, Point::Standard] {
+        for prefixes in [Prefixes::None, Prefixes::WithWholeKeys, Prefixes::Only] {
+            for range in [false, true] {
+                for layout in [Layout::OneBlock, Layout::Anywhere, Layout::AtDataBlocks] {
+                    let what = format!("{point:?} {prefixes:?} range={range} {layout:?}");
+                    let options = options(point, prefixes, range, layout);
+                    let built = build(&options, &keys);
+                    let needs_point =
+                        !matches!((prefixes, layout), (Prefixes::None, Layout::OneBlock));
+                    if matches!(point, Point::None) && needs_point {
+                        assert!(
+                            matches!(built, Err(UsageError::InvalidSetting { .. })),
+                            "{what}"
+                        );
+                        continue;
+                    }
+                    let (store, point_at, range_at) = built.unwrap();
+                    let filter = open(&store, point_at, range_at);
+                    assert!(
+                        filter.point_error().is_none() && filter.range_error().is_none(),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        filter.partitioned_filter().is_some(),
+                        !matches!(layout, Layout::OneBlock),
+                        "{what}"
+                    );
+                    assert_finds_all(&what, &filter, &Bytes(&store), &keys);
+                    if let Some(index) = filter.partitioned_filter() {
+                        let cache = Cache(
+                            index
+                                .partitions()
+                                .map(|p| {
+                                    index
+                                        .verify_partition(
+                                            &p,
+                                            store.blocks[p.offset as usize].clone(),
+                                        )
+                                        .ok()
+                                })
+                                .collect(),
+                        );
+                        assert_finds_all(&what, &filter, &cache, &keys);
+                        // Without a loader, a partitioned filter cannot tell, and says so.
+                        assert_eq!(
+                            filter.may_contain(&keys[10], &NoPartitions),
+                            if range {
+                                Answer::MayContain
+                            } else {
+                                Answer::Unfiltered(Unfiltered::Unusable)
+                            },
+                            "{what}"
+                        );
+                    }
+                    combinations += 1;
+                }
+            }
+        }
+    }
+    // 4 · 3 · 2 · 3 = 72, of which 2 · 8 have no point policy for prefixes or partitions to live in (none: 6).
+    assert_eq!(combinations, 72 - 16);
+}
+
+/// Absent keys, scans of prefixes no key has, and short empty ranges are answered "absent" by the filters that
+/// can: the combination is not only safe, it filters.
+#[test]
+fn every_combination_filters_what_it_holds_filters_for() {
+    let keys = keys(4000);
+    let extractor = FixedPrefix::new(4);
+    for prefixes in [Prefixes::None, Prefixes::WithWholeKeys, Prefixes::Only] {
+        for range in [false, true] {
+            for layout in [Layout::OneBlock, Layout::Anywhere, Layout::AtDataBlocks] {
+                let what = format!("{prefixes:?} range={range} {layout:?}");
+                let (store, point_at, range_at) =
+                    build(&options(Point::Blocked, prefixes, range, layout), &keys).unwrap();
+                let filter = open(&store, point_at, range_at);
+                let loader = Bytes(&store);
+                // Ids ending in 5 are between stored ids (multiples of 10).
+                let absent: Vec<Vec<u8>> = (0..2000)
+                    .map(|i| format!("t{:02}/{:06}", i % 40, (i / 40) * 10 + 5).into_bytes())
+                    .collect();
+                let skipped = |answer: fn(&TableFilter<&[u8]>, &[u8], &Bytes<'_>) -> Answer| {
+                    absent
+                        .iter()
+                        .filter(|k| answer(&filter, k, &loader) == Answer::Absent)
+                        .count()
+                };
+                let by_key = skipped(|f, k, l| {
+                    f.may_contain_key(&KeyProbe::with_prefix(k, &FixedPrefix::new(4)), l)
+                });
+                let whole_keys = !matches!(prefixes, Prefixes::Only);
+                if whole_keys || range {
+                    assert!(
+                        by_key > 1900,
+                        "{what}: {by_key} of 2000 absent keys skipped"
+                    );
+                }
+                // Tenants 40..79 hold nothing.
+                let scans = (40..80)
+                    .filter(|t| {
+                        filter.may_contain_scan(
+                            Some(&extractor),
+                            format!("t{t:02}/").as_bytes(),
+                            &loader,
+                        ) == Answer::Absent
+                    })
+                    .count();
+                if !matches!(prefixes, Prefixes::None) || range {
+                    assert!(scans >= 38, "{what}: {scans} of 40 empty tenants skipped");
+                }
+                let ranges = skipped(|f, k, l| {
+                    let mut end = k.to_vec();
+                    *end.last_mut().unwrap() += 3; // id+5 ..= id+8: no stored id
+                    f.may_contain_range(Included(k), Included(&end), l)
+                });
+                if range {
+                    assert!(
+                        ranges > 1900,
+                        "{what}: {ranges} of 2000 empty ranges skipped"
+                    );
+                } else {
+                    assert_eq!(ranges, 0, "{what}: a point filter cannot answer a range");
+                }
+                let _ = extractor.name();
+            }
+        }
+    }
+}
+
+/// Damaged partitions, point and range blocks lose no key: a block that does not verify answers "may contain",
+/// through either loader.
+#[test]
+fn damaged_blocks_lose_nothing() {
+    let keys = keys(2000);
+    for layout in [Layout::OneBlock, Layout::Anywhere] {
+        let options = options(Point::Blocked, Prefixes::WithWholeKeys, true, layout);
+        let (mut store, point_at, range_at) = build(&options, &keys).unwrap();
+        let n = store.blocks.len();
+        for (b, block) in store.blocks.iter_mut().enumerate() {
+            // Every block: a few payload bytes zeroed (what a torn write leaves).
+            let at = block.len() / 3;
+            let end = (at + 16).min(block.len());
+            block[at..end].fill(0);
+            let _ = b;
+        }
+        let filter = open(&store, point_at, range_at);
+        let what = format!("{layout:?}, {n} blocks all damaged");
+        assert_finds_all(&what, &filter, &Bytes(&store), &keys);
+        assert!(filter.range_error().is_some(), "{what}");
+    }
+}
+
+/// Counting happens in one place: every answer of a table filter with statistics is counted once, by kind.
+#[test]
+fn answers_are_counted_once_by_kind() {
+    let keys = keys(500);
+    let (store, point_at, range_at) = build(
+        &options(Point::Blocked, Prefixes::None, false, Layout::OneBlock),
+        &keys,
+    )
+    .unwrap();
+    let stats = sstfilter::FilterStats::new();
+    let filter = open(&store, point_at, range_at).with_stats(stats.clone());
+    for key in &keys {
+        assert_eq!(filter.may_contain(key, &NoPartitions), Answer::MayContain);
+    }
+    let extractor = FixedPrefix::new(4);
+    assert_eq!(
+        filter.may_contain_scan(Some(&extractor), b"t00/", &NoPartitions),
+        Answer::Unfiltered(Unfiltered::NoPrefixes)
+    );
+    let counts = stats.counts();
+    assert_eq!(counts.may_contain + counts.absent, 500);
+    assert_eq!((counts.unfiltered, counts.decode_errors), (1, 0));
+    // An unusable filter is a decode error, answered "may contain".
+    let broken = TableFilter::open(
+        Some(&b"not a filter block, just bytes that are long enough"[..]),
+        None,
+    )
+    .with_stats(stats.clone());
+    assert_eq!(
+        broken.may_contain(b"k", &NoPartitions),
+        Answer::Unfiltered(Unfiltered::Unusable)
+    );
+    assert_eq!(stats.counts().decode_errors, 1);
+}
+
+/// Every string of up to 4 letters over `abc`, in order.
+fn universe() -> Vec<Vec<u8>> {
+    let mut all: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last = vec![Vec::new()];
+    for _ in 0..4 {
+        last = last
+            .iter()
+            .flat_map(|s: &Vec<u8>| b"abc".iter().map(move |&c| [&s[..], &[c]].concat()))
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all.sort();
+    all
+}
+
+/// On a small universe, exhaustively: tiny partitions (one key each, so separators fall at every length and scans
+/// span several partitions, or just the one after the partition a separator equal to the scan ends), prefixes of 2
+/// bytes fixed or capped, keys pseudo-random subsets from dense to sparse: every scan of every string that some
+/// key starts with answers "may contain".
+#[test]
+fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
+    let all = universe();
+    for seed in 0..24u64 {
+        let sparseness = 2 + seed % 12;
+        let keys: Vec<Vec<u8>> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                let mut h = (*i as u64 + 1)
+                    .wrapping_add(seed << 32)
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                h ^= h >> 29;
+                (h >> 20).is_multiple_of(sparseness)
+            })
+            .map(|(_, k)| k.clone())
+            .collect();
+        let extractors: [Arc<dyn PrefixExtractor>; 2] = [
+            Arc::new(FixedPrefix::new(2)),
+            Arc::new(sstfilter::CappedPrefix::new(2)),
+        ];
+        for extractor in extractors {
+            for whole_keys in [true, false] {
+                let options = TableFilterOptions::new()
+                    .point(BlockedBloomPolicy::new(10.0))
+                    .prefixes(extractor.clone(), whole_keys)
+                    .partitioned(1, PartitionCuts::Anywhere);
+                let (store, point_at, range_at) = build(&options, &keys).unwrap();
+                let filter = open(&store, point_at, range_at);
+                let what = format!("seed {seed}, {} whole_keys={whole_keys}", extractor.name());
+                // A partition of one byte holds one key (with whole keys; of prefixes only, keys that add no hash
+                // share one).
+                let partitions = filter.partitioned_filter().unwrap().num_partitions();
+                if whole_keys {
+                    assert_eq!(partitions, keys.len(), "{what}");
+                }
+                assert!(partitions >= 3, "{what}");
+                for scan in &all {
+                    if keys.iter().any(|k| k.starts_with(scan)) {
+                        assert!(
+                            filter
+                                .may_contain_scan(Some(extractor.as_ref()), scan, &Bytes(&store))
+                                .may_contain(),
+                            "{what}: scan {:?} lost",
+                            String::from_utf8_lossy(scan)
+                        );
+                    }
+                }
+                for key in &keys {
+                    let probe = KeyProbe::with_prefix(key, extractor.as_ref());
+                    assert!(
+                        filter.may_contain_key(&probe, &Bytes(&store)).may_contain(),
+                        "{what}: {key:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A table sorted by a comparator that is not bytewise: a point filter (with prefixes) takes its keys in any
+/// order; a range filter or partitions, which need bytewise order, are refused with it.
+#[test]
+fn keys_in_any_order_build_point_filters_only() {
+    let extractor = Arc::new(FixedPrefix::new(3));
+    let options = TableFilterOptions::new()
+        .point(BlockedBloomPolicy::new(10.0))
+        .prefixes(extractor.clone(), true)
+        .any_key_order();
+    let mut keys = keys(2000);
+    keys.reverse();
+    let mut builder = TableFilterBuilder::new(&options).unwrap();
+    for key in &keys {
+        builder.add_key(key).unwrap();
+        builder.add_key(key).unwrap(); // a repeat counts once
+    }
+    assert_eq!(builder.len(), keys.len() as u64);
+    let blocks = builder.finish().unwrap();
+    let filter = TableFilter::open(blocks.point_block(), None);
+    for key in &keys {
+        assert!(filter.may_contain(key, &NoPartitions).may_contain());
+        assert!(
+            filter
+                .may_contain_scan(Some(extractor.as_ref()), &key[..3], &NoPartitions)
+                .may_contain()
+        );
+    }
+    for refused in [
+        options.clone().range(RangePolicy::new(16, 0.01)),
+        options.clone().partitioned_by_default(),
+    ] {
+        assert!(matches!(
+            TableFilterBuilder::new(&refused),
+            Err(UsageError::InvalidSetting { .. })
+        ));
+    }
+    // Without it, the same keys are refused at the first one out of order.
+    let bytewise = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
+    let mut builder = TableFilterBuilder::new(&bytewise).unwrap();
+    builder.add_key(&keys[0]).unwrap();
+    assert!(matches!(
+        builder.add_key(&keys[1]),
+        Err(UsageError::KeysOutOfOrder)
+    ));
+    assert_eq!(builder.len(), 1);
+}
