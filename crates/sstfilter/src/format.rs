@@ -135,6 +135,12 @@ impl Trailer {
     }
 }
 
+/// Whether `block`'s trailer names a partition index (section 8) rather than a filter block: O(1), and nothing
+/// else about the block is checked.
+pub(crate) fn is_partition_index(block: &[u8]) -> bool {
+    matches!(Trailer::decode(block), Err(Error::PartitionIndex))
+}
+
 impl Trailer<PartitionIndexTag> {
     /// Splits a partition index block into its payload length and decoded trailer: the same checks as
     /// [`Trailer::decode`] (a prefix section when the partitions hold prefixes), for the partition index tag
