@@ -144,10 +144,10 @@ impl<P> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
         // rusty-leveldb never checks the checksum of a filter block (LevelDB only under paranoid checks), so
         // opening verifies ours: a flipped bit must cost a read, not hide a key. It is one pass over a filter of a
         // few hundred bytes; rusty-leveldb keeps no opened filters to do it once.
-        TableFilter::open(Some(filter), None)
-            .with_stats(self.stats.clone())
-            .may_contain(key, &NoPartitions)
-            .may_contain()
+        // Counted here rather than through `with_stats`, which would clone the shared counts on every probe.
+        let answer = TableFilter::open(Some(filter), None).may_contain(key, &NoPartitions);
+        self.stats.record(answer);
+        answer.may_contain()
     }
 }
 

@@ -135,10 +135,16 @@ impl Trailer {
     }
 }
 
-/// Whether `block`'s trailer names a partition index (section 8) rather than a filter block: O(1), and nothing
-/// else about the block is checked.
+/// Whether `block`'s trailer names a partition index (section 8) rather than a filter block: one byte read, the
+/// tag after the magic and version; nothing else is checked (the open that follows checks everything, so a block
+/// taken for the wrong one of the two fails that open).
 pub(crate) fn is_partition_index(block: &[u8]) -> bool {
-    matches!(Trailer::decode(block), Err(Error::PartitionIndex))
+    const TAG_AT: usize = MAGIC.len() + 1;
+    block
+        .len()
+        .checked_sub(TRAILER_LEN - TAG_AT)
+        .and_then(|at| block.get(at))
+        == Some(&PARTITION_INDEX_TAG)
 }
 
 impl Trailer<PartitionIndexTag> {
