@@ -6,10 +6,13 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use sstfilter::{
     CappedPrefix, DelimitedPrefix, FixedPrefix, Loaded, Partition, PartitionCuts, PartitionLoader,
-    PartitionedFilter, PartitionedFilterBuilder, Partitions, PrefixExtractor,
+    PartitionedFilter, PartitionedFilterBuilder, Partitions, PrefixExtractor, UsageError,
 };
 
 use crate::recipe::SharedPolicy;
+
+/// The setting a partitioned filter builder names when it refuses a partition size.
+pub(crate) const PARTITION_BYTES_SETTING: &str = "PartitionedFilterBuilder::partition_bytes";
 
 /// A prefix extractor with its parameter: a built-in one (lengths up to 15, any delimiter byte), or a user's with
 /// a name of any length (a block records at most `MAX_PREFIX_NAME_LEN` bytes: `with_prefixes` refuses longer
@@ -66,7 +69,7 @@ pub struct Prefixes {
 /// How a partitioned filter is cut: every parameter of `PartitionedFilterBuilder`.
 #[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Partitioning {
-    /// `with_partition_bytes` (0 is clamped to 1).
+    /// `with_partition_bytes` (0 is refused).
     pub partition_bytes: u16,
     /// `with_cuts(PartitionCuts::AtDataBlocks)` instead of `Anywhere`.
     pub at_data_blocks: bool,
@@ -76,15 +79,26 @@ pub struct Partitioning {
 
 impl Partitioning {
     /// Builds sorted `keys` into partitions with `policy` and returns them with their index, partition `i`
-    /// recorded at offset `i`.
+    /// recorded at offset `i`; `None` for a partition size of 0, which the builder refuses.
     ///
     /// # Panics
-    /// If the keys are not sorted.
+    /// If the keys are not sorted, or the builder refuses anything else.
     #[must_use]
-    pub fn build(&self, policy: SharedPolicy, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
-        let mut builder = PartitionedFilterBuilder::new(policy)
-            .with_partition_bytes(usize::from(self.partition_bytes))
-            .with_cuts(self.cuts());
+    pub fn build(&self, policy: SharedPolicy, keys: &[Vec<u8>]) -> Option<(Partitions, Vec<u8>)> {
+        let bytes = usize::from(self.partition_bytes);
+        let mut builder =
+            match PartitionedFilterBuilder::new(policy).try_with_partition_bytes(bytes) {
+                Ok(builder) => builder.with_cuts(self.cuts()),
+                Err(e) => {
+                    assert!(
+                        bytes == 0
+                            && matches!(&e, UsageError::InvalidSetting { setting, .. }
+                            if *setting == PARTITION_BYTES_SETTING),
+                        "partition size {bytes} refused: {e:?}"
+                    );
+                    return None;
+                }
+            };
         let per_block = usize::from(self.keys_per_data_block) + 1;
         for (i, key) in keys.iter().enumerate() {
             builder.add_key(key).expect("sorted keys");
@@ -101,7 +115,7 @@ impl Partitioning {
         let index = partitions
             .index(&offsets)
             .expect("one offset per partition");
-        (partitions, index)
+        Some((partitions, index))
     }
 
     /// Where partitions may end.
@@ -119,7 +133,9 @@ impl Partitioning {
     pub fn check(&self, what: &str, policy: SharedPolicy, keys: &[Vec<u8>]) {
         let mut sorted = keys.to_vec();
         sorted.sort();
-        let (partitions, index) = self.build(policy, &sorted);
+        let Some((partitions, index)) = self.build(policy, &sorted) else {
+            return;
+        };
         let filter = PartitionedFilter::open(&index[..])
             .unwrap_or_else(|e| panic!("{what}: a fresh index does not open: {e}"));
         let blocks: Vec<&[u8]> = partitions.blocks().iter().map(Vec::as_slice).collect();

@@ -247,9 +247,7 @@ pub fn documented_range(max_range_len: u64, fpr: f64) -> Documented {
 }
 
 /// What `RangePolicy::try_with_bits_per_key(bits, max_range_len)` documents: a length `try_new` accepts, and
-/// more than `log2(L) + 2` and at most `min(log2(L) + 42, 65)` bits (either answer within rounding of a limit).
-/// The limit of 65 is stated for whole bits: the rate's universe for one key, `2^(bits − 2)`, stays below 2^64
-/// until just before 66, so bits from 65 to 66 may go either way.
+/// more than `log2(L) + 2`, at most `log2(L) + 42` and below 66 bits (either answer within rounding of a limit).
 #[must_use]
 pub fn documented_range_bits(bits: f64, max_range_len: u64) -> Documented {
     if !(1..=RangePolicy::MAX_RANGE_LEN).contains(&max_range_len) || bits.is_nan() {
@@ -257,10 +255,10 @@ pub fn documented_range_bits(bits: f64, max_range_len: u64) -> Documented {
     }
     let s = f64::from(max_range_len.next_power_of_two().trailing_zeros());
     let near = |limit: f64| (bits - limit).abs() < 1e-9;
-    if near(s + 2.0) || near(s + 42.0) || (bits > 65.0 && bits <= 66.0 && bits <= s + 42.0) {
+    if near(s + 2.0) || near(s + 42.0) || near(66.0) {
         Documented::Either
     } else {
-        Documented::from(bits > s + 2.0 && bits <= (s + 42.0).min(65.0))
+        Documented::from(bits > s + 2.0 && bits <= s + 42.0 && bits < 66.0)
     }
 }
 

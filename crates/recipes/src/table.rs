@@ -9,7 +9,7 @@ use sstfilter::{
     UsageError, key_hash,
 };
 
-use crate::options::{ByOffset, Partitioning, Prefixes};
+use crate::options::{ByOffset, PARTITION_BYTES_SETTING, Partitioning, Prefixes};
 use crate::recipe::{Constructed, RangeRecipe, Recipe};
 
 /// A table filter's options, every one of them: a point filter (a [`Recipe`] that builds through a
@@ -152,6 +152,10 @@ impl TableRecipe {
                 self.range.is_some() && self.any_key_order,
             ),
             ("prefix extractor name", name_len > MAX_PREFIX_NAME_LEN),
+            (
+                PARTITION_BYTES_SETTING,
+                self.partitioning.is_some_and(|p| p.partition_bytes == 0),
+            ),
         ]
         .into_iter()
         .filter_map(|(setting, refused)| refused.then_some(setting))

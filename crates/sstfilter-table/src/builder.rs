@@ -9,12 +9,14 @@ use std::path::Path;
 use super::block::BlockBuilder;
 use super::error::{TableError, TableResult};
 use super::format::{BlockHandle, Footer, append_crc};
-use sstfilter::{BlockedBloomPolicy, TableFilterBuilder, TableFilterOptions, TableFilterPart};
+use sstfilter::{
+    BlockedBloomPolicy, TableFilterBuilder, TableFilterOptions, TableFilterPart, UsageError,
+};
 
 /// Default target size of a data block: 4 KiB, LevelDB's default and one page of most file systems.
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 
-/// Largest block size [`TableOptions::block_size`] accepts; larger settings are clamped to it.
+/// Largest block size [`TableOptions::block_size`] accepts; a builder refuses larger settings.
 pub const MAX_BLOCK_SIZE: usize = 1 << 30;
 
 /// Largest key length plus value length of one entry. With [`MAX_BLOCK_SIZE`] this keeps every block below the
@@ -63,11 +65,11 @@ impl Default for TableOptions {
 }
 
 impl TableOptions {
-    /// Target size of a data block in bytes: a block is closed once its encoded size reaches it. Clamped to
-    /// `1..=MAX_BLOCK_SIZE`.
+    /// Target size of a data block in bytes: a block is closed once its encoded size reaches it. 1 to
+    /// [`MAX_BLOCK_SIZE`]; [`TableBuilder::new`] refuses any other.
     #[must_use]
     pub fn block_size(mut self, bytes: usize) -> Self {
-        self.block_size = bytes.clamp(1, MAX_BLOCK_SIZE);
+        self.block_size = bytes;
         self
     }
 
@@ -173,9 +175,17 @@ impl TableBuilder<File> {
 }
 
 impl<W: Write> TableBuilder<W> {
-    /// A builder that writes the table to `out`, or an error if the filter library refuses the options (prefixes
-    /// or partitions without a filter policy, an extractor name too long to record).
+    /// A builder that writes the table to `out`, or [`TableError::Usage`] for a block size outside
+    /// `1..=MAX_BLOCK_SIZE` or filter options the filter library refuses (prefixes or partitions without a filter
+    /// policy, an extractor name too long to record, ...: `TableFilterBuilder::new`).
     pub fn new(out: W, options: &TableOptions) -> TableResult<Self> {
+        if !(1..=MAX_BLOCK_SIZE).contains(&options.block_size) {
+            return Err(TableError::Usage(UsageError::InvalidSetting {
+                setting: "TableOptions::block_size",
+                expected: format!("1 to {MAX_BLOCK_SIZE} bytes"),
+                found: options.block_size.to_string(),
+            }));
+        }
         let filter = TableFilterBuilder::new(&options.filters.clone())?;
         Ok(TableBuilder {
             out,

@@ -156,6 +156,42 @@ fn builder_rejects_unsorted_and_duplicate_keys() {
     assert_eq!(builder.num_entries(), 2);
 }
 
+/// A block size of 0 used to be clamped to 1 and one past `MAX_BLOCK_SIZE` to it; both are refused where the
+/// builder is made, as are the filters' partition sizes, and the limits themselves are accepted.
+#[test]
+fn sizes_out_of_range_are_refused_not_clamped() {
+    let refused = |options: TableOptions| match TableBuilder::new(Vec::new(), &options) {
+        Err(TableError::Usage(sstfilter::UsageError::InvalidSetting { setting, .. })) => setting,
+        other => panic!("accepted or another error: {:?}", other.map(|_| ())),
+    };
+    let max = sstfilter_table::MAX_BLOCK_SIZE;
+    assert_eq!(
+        refused(TableOptions::default().block_size(0)),
+        "TableOptions::block_size"
+    );
+    assert_eq!(
+        refused(TableOptions::default().block_size(max + 1)),
+        "TableOptions::block_size"
+    );
+    for bytes in [1, max] {
+        assert!(TableBuilder::new(Vec::new(), &TableOptions::default().block_size(bytes)).is_ok());
+    }
+    let partitioned = |bytes| {
+        TableOptions::default().filters(
+            sstfilter::TableFilterOptions::new()
+                .point(BlockedBloomPolicy::new(10.0))
+                .partitioned(bytes, sstfilter::PartitionCuts::Anywhere),
+        )
+    };
+    for bytes in [0, sstfilter::MAX_PARTITION_BYTES + 1] {
+        assert_eq!(
+            refused(partitioned(bytes)),
+            "PartitionedFilterBuilder::partition_bytes"
+        );
+    }
+    assert!(TableBuilder::new(Vec::new(), &partitioned(1)).is_ok());
+}
+
 /// Builds `tables` tables of an LSM whose key ranges overlap completely: table `t` holds the even ids `2·(i·T + t)`.
 fn lsm_entries(tables: usize, per_table: usize) -> Vec<Entries> {
     (0..tables)

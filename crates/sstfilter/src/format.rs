@@ -135,6 +135,18 @@ impl Trailer {
     }
 }
 
+/// Whether `block`'s trailer names a partition index (section 8) rather than a filter block: one byte read, the
+/// tag after the magic and version; nothing else is checked (the open that follows checks everything, so a block
+/// taken for the wrong one of the two fails that open).
+pub(crate) fn is_partition_index(block: &[u8]) -> bool {
+    const TAG_AT: usize = MAGIC.len() + 1;
+    block
+        .len()
+        .checked_sub(TRAILER_LEN - TAG_AT)
+        .and_then(|at| block.get(at))
+        == Some(&PARTITION_INDEX_TAG)
+}
+
 impl Trailer<PartitionIndexTag> {
     /// Splits a partition index block into its payload length and decoded trailer: the same checks as
     /// [`Trailer::decode`] (a prefix section when the partitions hold prefixes), for the partition index tag

@@ -153,6 +153,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
 
     /// The answer for `key` hashed once (`hash == key_hash(key)`): by the kind's key query for a kind that stores
     /// keys, else by the hash.
+    #[inline]
     pub(crate) fn may_contain_key_hashed(&self, key: &[u8], hash: KeyHash) -> bool {
         match self.by_key {
             Some(by_key) => by_key(&self.params, self.payload(), key),

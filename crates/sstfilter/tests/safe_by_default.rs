@@ -7,8 +7,9 @@ use std::ops::Bound::Included;
 use std::sync::Arc;
 
 use sstfilter::{
-    Answer, BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, PrefixExtractor,
-    RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy, UsageError,
+    Answer, BlockedBloomPolicy, Error, FilterBlock, FilterBlockBuilder, MAX_PARTITION_BYTES,
+    PartitionedFilterBuilder, PrefixExtractor, RangeFilterBuilder, RangePolicy, RibbonPolicy,
+    StandardBloomPolicy, UsageError,
 };
 use sstfilter_recipes::NamedCapped;
 
@@ -171,4 +172,27 @@ fn absurd_bits_per_key_are_refused_where_the_policy_is_made() {
 #[should_panic(expected = "BlockedBloomPolicy bits_per_key must be a number from 1 to 100")]
 fn the_panicking_constructor_says_why() {
     let _ = BlockedBloomPolicy::new(1e9);
+}
+
+/// A partition size of 0 used to be clamped to 1, and one past `MAX_PARTITION_BYTES` to it: both are refused with
+/// the setting named, and the panicking form says why.
+#[test]
+fn partition_sizes_out_of_range_are_refused() {
+    let builder = || PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
+    for bytes in [0, MAX_PARTITION_BYTES + 1] {
+        let refused = builder().try_with_partition_bytes(bytes).unwrap_err();
+        assert!(
+            matches!(&refused, UsageError::InvalidSetting { setting, .. }
+                if *setting == "PartitionedFilterBuilder::partition_bytes"),
+            "{refused:?}"
+        );
+    }
+    for bytes in [1, MAX_PARTITION_BYTES] {
+        assert!(builder().try_with_partition_bytes(bytes).is_ok());
+    }
+    let panicked = std::panic::catch_unwind(|| builder().with_partition_bytes(0)).unwrap_err();
+    let message = panicked
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("partition_bytes"), "{message}");
 }

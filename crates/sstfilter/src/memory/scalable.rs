@@ -117,8 +117,9 @@ impl ScalableBloomFilter {
     /// `fpr`, growth factor 2 and tightening ratio 0.9.
     ///
     /// # Panics
-    /// If `fpr` is not strictly between 0 and 1, or the first stage would not fit in memory. Use
-    /// [`try_new`](Self::try_new) for untrusted configuration.
+    /// If `fpr` is not strictly between 0 and 1, or the first stage would not fit in memory or would need more than
+    /// 255 probes (its rate, `fpr · (1 − tightening)`, below about `2^-255`). Use [`try_new`](Self::try_new) for
+    /// untrusted configuration.
     #[must_use]
     pub fn new(initial_capacity: usize, fpr: f64) -> Self {
         Self::with_growth(
@@ -145,7 +146,8 @@ impl ScalableBloomFilter {
     ///
     /// # Panics
     /// If `fpr` or `tightening` is not strictly between 0 and 1, `growth` is below 1 or not finite, or the first
-    /// stage would not fit in memory. Use [`try_with_growth`](Self::try_with_growth) for untrusted
+    /// stage would not fit in memory or would need more than 255 probes (its rate, `fpr · (1 − tightening)`, below
+    /// about `2^-255`). Use [`try_with_growth`](Self::try_with_growth) for untrusted
     /// configuration.
     #[must_use]
     pub fn with_growth(initial_capacity: usize, fpr: f64, growth: f64, tightening: f64) -> Self {

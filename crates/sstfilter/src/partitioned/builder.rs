@@ -6,7 +6,7 @@ use core::fmt;
 use crate::builder::FilterBlockBuilder;
 use std::sync::Arc;
 
-use crate::error::UsageError;
+use crate::error::{UsageError, configured};
 use crate::format::{PartitionIndexTag, PrefixName, Prefixes, TRAILER_LEN, Trailer};
 use crate::policy::FilterPolicy;
 use crate::prefix::PrefixExtractor;
@@ -16,7 +16,7 @@ use super::index::{ENTRY_LEN, Entry, encode_params};
 /// Default filter bytes per partition: 4 KiB, RocksDB's `metadata_block_size` default and one page.
 pub const DEFAULT_PARTITION_BYTES: usize = 4096;
 
-/// Largest partition size [`PartitionedFilterBuilder::with_partition_bytes`] accepts; larger settings are clamped.
+/// Largest partition size [`PartitionedFilterBuilder::with_partition_bytes`] accepts; larger settings are refused.
 pub const MAX_PARTITION_BYTES: usize = 1 << 30;
 
 /// Where a partition may end.
@@ -91,12 +91,28 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
         }
     }
 
-    /// Target filter bytes per partition (clamped to `1..=MAX_PARTITION_BYTES`). Call before the first key.
+    /// Target filter bytes per partition, `1..=MAX_PARTITION_BYTES`. Call before the first key.
+    ///
+    /// # Panics
+    /// Outside that range; [`try_with_partition_bytes`](Self::try_with_partition_bytes) returns the error instead.
     #[must_use]
-    pub fn with_partition_bytes(mut self, bytes: usize) -> Self {
-        self.partition_bytes = bytes.clamp(1, MAX_PARTITION_BYTES);
+    pub fn with_partition_bytes(self, bytes: usize) -> Self {
+        configured(self.try_with_partition_bytes(bytes))
+    }
+
+    /// [`with_partition_bytes`](Self::with_partition_bytes), failing with [`UsageError::InvalidSetting`] for 0 or
+    /// more than [`MAX_PARTITION_BYTES`].
+    pub fn try_with_partition_bytes(mut self, bytes: usize) -> Result<Self, UsageError> {
+        if !(1..=MAX_PARTITION_BYTES).contains(&bytes) {
+            return Err(UsageError::setting(
+                "PartitionedFilterBuilder::partition_bytes",
+                format!("1 to {MAX_PARTITION_BYTES} bytes"),
+                bytes,
+            ));
+        }
+        self.partition_bytes = bytes;
         self.target_keys = None;
-        self
+        Ok(self)
     }
 
     /// Where partitions may end (default [`PartitionCuts::Anywhere`]).

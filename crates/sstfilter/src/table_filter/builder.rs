@@ -72,8 +72,9 @@ impl fmt::Debug for TableFilterBuilder {
 impl TableFilterBuilder {
     /// A builder for the filters `options` describe. Fails with [`UsageError::InvalidSetting`] for prefixes or
     /// partitions without a point policy (the point filter is what holds them), for keys in any order with a range
-    /// filter or partitions (which need them in bytewise order), and for an extractor name a block cannot record
-    /// whole.
+    /// filter or partitions (which need them in bytewise order), for a partition size
+    /// [`PartitionedFilterBuilder::try_with_partition_bytes`] refuses, and for an extractor name a block cannot
+    /// record whole.
     pub fn new(options: &TableFilterOptions) -> Result<Self, UsageError> {
         if options.any_key_order {
             let ordered = [
@@ -113,7 +114,7 @@ impl TableFilterBuilder {
             }
             (Some(policy), Some((bytes, cuts)), prefixes) => {
                 let builder = PartitionedFilterBuilder::new(policy.clone())
-                    .with_partition_bytes(bytes)
+                    .try_with_partition_bytes(bytes)?
                     .with_cuts(cuts);
                 Some(PointBuilder::Partitioned(match prefixes {
                     Some((extractor, whole_keys)) => {

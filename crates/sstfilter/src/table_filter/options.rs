@@ -90,7 +90,9 @@ impl TableFilterOptions {
 
     /// The point filter in partitions of about `partition_bytes` (prefixes included), ending anywhere or only
     /// where a data block ends (`cuts`), with a small index: a reader keeps the index and loads the partitions a
-    /// question needs. The range filter stays one block per table.
+    /// question needs. The range filter stays one block per table. `partition_bytes` is 1 to
+    /// [`MAX_PARTITION_BYTES`](crate::MAX_PARTITION_BYTES); [`TableFilterBuilder::new`](crate::TableFilterBuilder::new)
+    /// refuses any other.
     #[must_use]
     pub fn partitioned(mut self, partition_bytes: usize, cuts: PartitionCuts) -> Self {
         self.partitions = Some((partition_bytes, cuts));

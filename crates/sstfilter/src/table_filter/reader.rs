@@ -6,6 +6,7 @@ use core::ops::Bound;
 
 use crate::answer::{Answer, Unfiltered};
 use crate::error::Error;
+use crate::format::is_partition_index;
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::range;
 use crate::partitioned::{Loaded, Partition, PartitionLoader, PartitionedFilter};
@@ -30,6 +31,7 @@ pub struct KeyProbe<'k> {
 impl<'k> KeyProbe<'k> {
     /// The probe for `key`: hashes it once.
     #[must_use]
+    #[inline]
     pub fn new(key: &'k [u8]) -> Self {
         KeyProbe {
             key,
@@ -42,6 +44,7 @@ impl<'k> KeyProbe<'k> {
     ///
     /// REQUIRES: `hash == key_hash(key)`; another hash can make a filter hide the key.
     #[must_use]
+    #[inline]
     pub fn with_hash(key: &'k [u8], hash: KeyHash) -> Self {
         KeyProbe {
             key,
@@ -167,20 +170,16 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     /// each verified (CRC32 included). Never fails: a block that does not open is kept as the reason its
     /// questions answer [`Unfiltered::Unusable`] ([`point_error`](Self::point_error),
     /// [`range_error`](Self::range_error)).
+    #[inline]
     pub fn open(point: Option<B>, range: Option<B>) -> Self {
+        // The trailer's tag says which of the two the point block is (a cheap look, before the one full open).
         let point = match point {
             None => PointFilter::None,
-            Some(bytes) => match FilterBlock::open_unverified(bytes.as_ref()) {
-                Err(Error::PartitionIndex) => match PartitionedFilter::open(bytes) {
-                    Ok(index) => PointFilter::Partitioned(index),
-                    Err(e) => PointFilter::Unusable(e),
-                },
-                Err(e) => PointFilter::Unusable(e),
-                Ok(_) => match FilterBlock::open(bytes) {
-                    Ok(block) => PointFilter::Block(block),
-                    Err(e) => PointFilter::Unusable(e),
-                },
-            },
+            Some(bytes) if is_partition_index(bytes.as_ref()) => PartitionedFilter::open(bytes)
+                .map_or_else(PointFilter::Unusable, PointFilter::Partitioned),
+            Some(bytes) => {
+                FilterBlock::open(bytes).map_or_else(PointFilter::Unusable, PointFilter::Block)
+            }
         };
         Self::from_parts(point, range.map(FilterBlock::open))
     }
@@ -188,6 +187,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     /// A table's filter from parts a store opened and checked itself: the point filter, and the range filter
     /// (`None` without one, an error for one that cannot be used). A range part that is not a Range block is
     /// unusable.
+    #[inline]
     pub fn from_parts(point: PointFilter<B>, range: Option<Result<FilterBlock<B>, Error>>) -> Self {
         let range = range.map(|opened| {
             opened.and_then(|block| {
@@ -210,6 +210,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
 
     /// Counts every answer in `stats` ([`FilterStats::record`]; clones share the counts).
     #[must_use]
+    #[inline]
     pub fn with_stats(mut self, stats: FilterStats) -> Self {
         self.stats = Some(stats);
         self
@@ -217,17 +218,27 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
 
     /// Whether `key` may be in the table: the point filter's answer (through the key's partition), sharpened by the
     /// range filter's (asked by key). Past a partitioned filter's last key, "absent" without a load.
+    #[inline]
     pub fn may_contain<L: PartitionLoader + ?Sized>(&self, key: &[u8], loader: &L) -> Answer {
         self.may_contain_key(&KeyProbe::new(key), loader)
     }
 
     /// [`may_contain`](Self::may_contain) with the key hashed once for every table ([`KeyProbe`]).
+    #[inline]
     pub fn may_contain_key<L: PartitionLoader + ?Sized>(
         &self,
         probe: &KeyProbe<'_>,
         loader: &L,
     ) -> Answer {
-        self.count(self.key_answer(probe, loader))
+        // The common case first, as cheap as asking the block itself (this function is inlined, the general
+        // path is not): one block of whole keys, no range filter.
+        let answer = match (&self.point, &self.range) {
+            (PointFilter::Block(block), None) if block.holds_whole_keys() => {
+                Answer::from_may_contain(block.may_contain_key_hashed(probe.key, probe.hash))
+            }
+            _ => self.key_answer(probe, loader),
+        };
+        self.count(answer)
     }
 
     /// Whether any key starting with `scan` may be in the table: the point filter's prefixes of `extractor` (in
@@ -244,11 +255,17 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
             Some(extractor) => self.scan_in_point(extractor, scan, loader),
             None => Answer::Unfiltered(Unfiltered::NoPrefixes),
         };
-        let upper = successor(scan);
-        let range = self.range_answer(
-            Bound::Included(scan),
-            upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded),
-        );
+        // The scan's upper bound is computed (and allocated) only for a range filter to ask.
+        let range = match &self.range {
+            None => Answer::Unfiltered(Unfiltered::NoRangeFilter),
+            Some(_) => {
+                let upper = successor(scan);
+                self.range_answer(
+                    Bound::Included(scan),
+                    upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded),
+                )
+            }
+        };
         self.count(combine(point, range))
     }
 
@@ -323,6 +340,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     }
 
     /// `answer`, counted in the attached statistics.
+    #[inline]
     fn count(&self, answer: Answer) -> Answer {
         if let Some(stats) = &self.stats {
             stats.record(answer);
@@ -413,6 +431,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
 
 /// A point block's answer for a key: by the key's hash (or by the key, for a block that stores keys); for a block
 /// of prefixes only, by the key's prefix when the probe carries one of the block's extractor.
+#[inline]
 fn key_in_block<T: AsRef<[u8]>>(block: &FilterBlock<T>, probe: &KeyProbe<'_>) -> Answer {
     if block.holds_whole_keys() {
         return Answer::from_may_contain(block.may_contain_key_hashed(probe.key, probe.hash));
@@ -451,6 +470,7 @@ fn with_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized>(
 
 /// Two filters' answers to one question, as one: "absent" if either is certain of it, else "may contain" if
 /// either answered, else the first one's reason (an unusable filter's before any other, so it is counted).
+#[inline]
 fn combine(first: Answer, second: Answer) -> Answer {
     match (first, second) {
         (Answer::Absent, _) | (_, Answer::Absent) => Answer::Absent,

@@ -85,8 +85,8 @@ impl RangePolicy {
     }
 
     /// Like [`with_bits_per_key`](Self::with_bits_per_key), but an error instead of a panic: `bits_per_key` must
-    /// give a rate [`try_new`](Self::try_new) accepts, that is more than `log2(L) + 2` and at most
-    /// `min(log2(L) + 42, 65)` bits.
+    /// give a rate [`try_new`](Self::try_new) accepts, that is more than `log2(L) + 2`, at most `log2(L) + 42`, and
+    /// below 66 (the universe of one key, `L / ε = 2^(bits − 2)`, must stay below 2^64).
     pub fn try_with_bits_per_key(
         bits_per_key: f64,
         max_range_len: u64,
@@ -97,7 +97,7 @@ impl RangePolicy {
             UsageError::setting(
                 "RangePolicy bits_per_key",
                 format!(
-                    "more than log2(L) + 2 and at most min(log2(L) + 42, 65), with L = {}",
+                    "more than log2(L) + 2, at most log2(L) + 42 and below 66, with L = {}",
                     range.max_range_len()
                 ),
                 bits_per_key,
