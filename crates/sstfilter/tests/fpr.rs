@@ -257,7 +257,6 @@ fn set_bits(m: f64, draws: f64) -> (f64, f64) {
 /// deviations of its expectation, the measurement within `Z` of the filter's own rate (the query tests the bits
 /// the build set), and within `Z` of the formula counting the spread of one filter's fill (`k` times the relative
 /// spread of `X`, by the delta method: 0.2 % at 10^7 bits).
-#[allow(clippy::too_many_arguments)]
 fn assert_bloom(
     what: &str,
     (m, k, n): (u64, u32, u64),
@@ -408,7 +407,10 @@ fn ribbon_blocks_meet_their_formula() {
 
 /// `v` as a key whose byte order is its numeric order (a range of keys is then a range of integers): big-endian,
 /// which the workspace lint keeps out of the format's code, and which here is no format.
-#[allow(clippy::big_endian_bytes)]
+#[expect(
+    clippy::big_endian_bytes,
+    reason = "keys whose byte order is their numeric order, not a format"
+)]
 fn ordered(v: u64) -> [u8; 8] {
     v.to_be_bytes()
 }
