@@ -33,7 +33,7 @@ pub enum FilterModel {
     /// [`Ribbon`](crate::FilterKind::Ribbon) as [`RibbonPolicy`](crate::RibbonPolicy) builds it for large key
     /// counts: `c` result bits per slot on average (a mix of `r = floor(c)` and `r + 1`, rate
     /// `f·2^-r + (1 − f)·2^-(r+1)` with `f = r + 1 − c`), 1.5 % more slots than keys, and a 5-byte directory
-    /// record per 8 Ki keys. No probes; at least one result bit (about 1.02 bits/key), at most 32.
+    /// record per shard (the shard size is the Ribbon kind's). No probes; at least one result bit (about 1.02 bits/key), at most 32.
     Ribbon,
     /// The information-theoretic lower bound for any filter: rate `2^−bits_per_key`.
     Bound,
