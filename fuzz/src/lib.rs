@@ -13,12 +13,21 @@ use sstfilter::{
 use sstfilter_recipes::{ByOffset, Extractor};
 
 /// Calls every query and accessor of an opened partition index, with keys from `probe_bytes` and partitions
-/// from `blocks`. Must never panic.
-pub fn exercise_index<B: AsRef<[u8]>>(
+/// from `blocks`, and checks that the search heads find every key's partition where the plain search does. Must
+/// never panic.
+pub fn exercise_index<B: AsRef<[u8]> + Clone>(
     filter: &PartitionedFilter<B>,
     blocks: &[&[u8]],
     probe_bytes: &[u8],
 ) {
+    let with_heads = filter.clone().with_search_heads();
+    for key in probe_bytes.chunks(3).take(64) {
+        assert_eq!(
+            with_heads.find(key),
+            filter.find(key),
+            "the search heads and the plain search disagree on {key:?}"
+        );
+    }
     let _ = (
         filter.num_partitions(),
         filter.num_keys(),

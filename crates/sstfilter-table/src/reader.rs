@@ -622,7 +622,8 @@ fn load_filter<R: ReadAt>(
         AlignedBlock::truncate,
     )?;
     if let Err(Error::PartitionIndex) = FilterBlock::open(bytes.as_ref()) {
-        let index = PartitionedFilter::open(bytes)?;
+        // The index stays open beside the table for every lookup: worth its search heads.
+        let index = PartitionedFilter::open(bytes)?.with_search_heads();
         // As for a filter block: partitions with prefixes count them too, so only a count without is checked.
         if index.prefix_extractor_name().is_none() && index.num_keys() != num_entries {
             return Err(TableError::FilterKeyCount {

@@ -438,6 +438,26 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
         result
     };
     assert_eq!(open(&index), Ok(partitions.len()));
+    // The search heads are the one allocation a partition index makes, when asked: 8 bytes a partition (plus
+    // the separators' shared prefix), within the block's size. Measured three times, the least kept (the
+    // harness's own allocations can land in a measured region: see `open_without_allocating`).
+    let allocated = (0..3)
+        .map(|_| {
+            let filter = PartitionedFilter::open(&index[..]).unwrap();
+            let region = Region::new(ALLOCATOR);
+            let filter = filter.with_search_heads();
+            let allocated = region.change().bytes_allocated;
+            drop(filter);
+            allocated
+        })
+        .min()
+        .unwrap();
+    assert!(
+        (8 * partitions.len()..=index.len()).contains(&allocated),
+        "{allocated} bytes for {} partitions in a {}-byte index",
+        partitions.len(),
+        index.len()
+    );
     assert_eq!(
         FilterBlock::open(&index[..]).unwrap_err(),
         Error::PartitionIndex

@@ -98,9 +98,22 @@ fn blocked(partition_bytes: usize, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
 }
 
 /// Every key is found by both query paths; each key's partition is the one the spec reader names, holds the key
-/// in its range, and the key is past no separator it should not be.
+/// in its range, and the key is past no separator it should not be; all of it with the plain search of the
+/// separators and with the search heads.
 fn assert_finds_all(what: &str, partitions: &Partitions, index: &[u8], keys: &[Vec<u8>]) {
     let filter = PartitionedFilter::open(index).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_finds_all_in(what, partitions, index, keys, &filter);
+    let what = format!("{what}, search heads");
+    assert_finds_all_in(&what, partitions, index, keys, &filter.with_search_heads());
+}
+
+fn assert_finds_all_in(
+    what: &str,
+    partitions: &Partitions,
+    index: &[u8],
+    keys: &[Vec<u8>],
+    filter: &PartitionedFilter<&[u8]>,
+) {
     let loader = InMemory::new(partitions);
     let reference = spec::open_index(index)
         .unwrap_or_else(|e| panic!("{what}: spec {e:?}"))

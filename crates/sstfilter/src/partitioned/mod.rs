@@ -5,12 +5,13 @@
 //! sorted keys ─ PartitionedFilterBuilder (cut every ~partition_bytes of filter) ─▶ Partitions
 //!    ├─ blocks(): one filter block per partition ─▶ the store writes them and notes their offsets
 //!    └─ index(offsets) ─▶ the partition index block (separators ‖ entries ‖ trailer, tag 16)
-//! lookup(key) ─ PartitionedFilter (index pinned): binary search ─▶ one partition ─ PartitionLoader ─▶ answer
+//! lookup(key) ─ PartitionedFilter (index pinned): heads search ─▶ one partition ─ PartitionLoader ─▶ answer
 //! ```
 
 mod builder;
 mod index;
 mod reader;
+mod search;
 
 pub use builder::{
     DEFAULT_PARTITION_BYTES, MAX_PARTITION_BYTES, PartitionCuts, PartitionedFilterBuilder,

@@ -10,6 +10,7 @@ use crate::stats::FilterStats;
 use crate::tag::FilterKind;
 
 use super::index::Layout;
+use super::search::{SeparatorHeads, first_separator_at_least};
 use super::{Loaded, Partition, PartitionLoader, VerifiedPartition};
 
 /// A partitioned filter, opened over its index block (FORMAT.md, section 8), which it keeps: the partitions are
@@ -63,6 +64,8 @@ pub struct PartitionedFilter<B> {
     bytes: B,
     payload_len: usize,
     layout: Layout,
+    /// The separators' heads, for finding a key's partition ([`with_search_heads`](Self::with_search_heads)).
+    heads: Option<SeparatorHeads>,
     trailer: Trailer<PartitionIndexTag>,
     stats: Option<FilterStats>,
 }
@@ -151,9 +154,24 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
             bytes,
             payload_len,
             layout,
+            heads: None,
             trailer,
             stats: None,
         })
+    }
+
+    /// Finds a key's partition from a copy of the separators' first bytes (8 bytes a partition, allocated here
+    /// once; a quarter of the index's entries, so never more than the block), searched without a byte compare
+    /// per step: several times faster than the plain binary search over the separators that [`open`](Self::open)
+    /// alone uses without allocating. For an index kept open across many lookups (pinned beside a table).
+    #[must_use]
+    pub fn with_search_heads(mut self) -> Self {
+        let payload = format::payload(self.bytes.as_ref(), self.payload_len);
+        let layout = &self.layout;
+        self.heads = Some(SeparatorHeads::new(
+            (0..layout.partitions).filter_map(|position| layout.separator(payload, position)),
+        ));
+        self
     }
 
     /// Counts this filter's answers and unusable partitions in `stats` (shared with its clones).
@@ -226,19 +244,11 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     /// The position of the first separator `>= key` (the number of partitions if there is none): the partition
     /// that can hold `key`.
     pub(crate) fn position_of(&self, key: &[u8]) -> usize {
-        // Binary search for the first separator >= key (separators strictly increase; checked at open).
-        let (mut lo, mut hi) = (0usize, self.layout.partitions);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            // A separator that does not read cannot happen after open's checks; treat it as ">= key" so the
-            // search moves left and never skips a partition that may hold the key.
-            if self.separator(mid).is_some_and(|s| s < key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+        let separator = |position| self.separator(position);
+        match &self.heads {
+            Some(heads) => heads.position_of(key, separator),
+            None => first_separator_at_least(0, self.layout.partitions, key, separator),
         }
-        lo
     }
 
     /// Whether `key` may be in the filter, loading its partition through `loader` if needed.
