@@ -129,7 +129,7 @@ impl Partitioning {
     }
 
     /// Builds `keys` (sorted here) into partitions with `policy` and checks that every key is found through the
-    /// index, in a partition that verifies.
+    /// index (by the plain search and by the search heads, in the same partition), in a partition that verifies.
     pub fn check(&self, what: &str, policy: SharedPolicy, keys: &[Vec<u8>]) {
         let mut sorted = keys.to_vec();
         sorted.sort();
@@ -138,12 +138,18 @@ impl Partitioning {
         };
         let filter = PartitionedFilter::open(&index[..])
             .unwrap_or_else(|e| panic!("{what}: a fresh index does not open: {e}"));
+        let with_heads = filter.clone().with_search_heads();
         let blocks: Vec<&[u8]> = partitions.blocks().iter().map(Vec::as_slice).collect();
         let loader = ByOffset(&blocks);
         for key in &sorted {
             let partition = filter
                 .find(key)
                 .unwrap_or_else(|| panic!("{what}: {key:?} is in no partition"));
+            assert_eq!(
+                with_heads.find(key),
+                Some(partition),
+                "{what}: the search heads find {key:?} elsewhere"
+            );
             if let Err(e) = filter.verify_partition(&partition, blocks[partition.position]) {
                 panic!("{what}: a fresh partition does not verify: {e}");
             }
