@@ -323,14 +323,7 @@ pub fn assert_range_questions_find_all(what: &str, block: &[u8], keys: &[Vec<u8>
     for (i, key) in sorted.iter().enumerate() {
         assert!(filter.may_contain(key), "{what}: lost {key:?}");
         assert!(batch[i], "{what}: the batch lost {key:?}");
-        let mut lowers: Vec<Bound<&[u8]>> = vec![Unbounded, Included(key)];
-        let mut uppers: Vec<Bound<&[u8]>> = vec![Unbounded, Included(key)];
-        if let Some(before) = i.checked_sub(1).and_then(|j| sorted.get(j)) {
-            lowers.extend([Included(&before[..]), Excluded(&before[..])]);
-        }
-        if let Some(after) = sorted.get(i + 1) {
-            uppers.extend([Included(&after[..]), Excluded(&after[..])]);
-        }
+        let (lowers, uppers) = bounds_around(&sorted, i);
         for &lower in &lowers {
             for &upper in &uppers {
                 assert!(
@@ -378,4 +371,23 @@ pub fn assert_leveldb_finds_all<P: LevelDbFilterPolicy + Copy>(
             );
         }
     }
+}
+
+/// Bounds of ranges of keys.
+pub(crate) type Bounds<'a> = Vec<Bound<&'a [u8]>>;
+
+/// Every kind of bound around `sorted[i]` from its neighbours: lower bounds (none, the key, and the key before it
+/// included or excluded) and upper bounds (none, the key, the key after it included or excluded). Each pair
+/// bounds a range that holds the key.
+pub(crate) fn bounds_around(sorted: &[Vec<u8>], i: usize) -> (Bounds<'_>, Bounds<'_>) {
+    let key = sorted.get(i).map_or(&[][..], Vec::as_slice);
+    let mut lowers: Bounds<'_> = vec![Unbounded, Included(key)];
+    let mut uppers: Bounds<'_> = vec![Unbounded, Included(key)];
+    if let Some(before) = i.checked_sub(1).and_then(|j| sorted.get(j)) {
+        lowers.extend([Included(&before[..]), Excluded(&before[..])]);
+    }
+    if let Some(after) = sorted.get(i + 1) {
+        uppers.extend([Included(&after[..]), Excluded(&after[..])]);
+    }
+    (lowers, uppers)
 }

@@ -1,14 +1,13 @@
 //! [`TableRecipe`]: a table filter in any combination of its options, built and checked through
 //! `TableFilterBuilder` and `TableFilter`.
 
-use std::ops::Bound::{self, Excluded, Included, Unbounded};
-
 use arbitrary::Arbitrary;
 use sstfilter::{
     Answer, KeyProbe, MAX_PREFIX_NAME_LEN, TableFilter, TableFilterBuilder, TableFilterOptions,
     UsageError, key_hash,
 };
 
+use crate::check::bounds_around;
 use crate::options::{ByOffset, PARTITION_BYTES_SETTING, Partitioning, Prefixes};
 use crate::recipe::{Constructed, RangeRecipe, Recipe};
 
@@ -205,14 +204,7 @@ impl TableRecipe {
                     filter.may_contain_scan(None, scan, &loader),
                 );
             }
-            let mut lowers: Vec<Bound<&[u8]>> = vec![Unbounded, Included(key)];
-            let mut uppers: Vec<Bound<&[u8]>> = vec![Unbounded, Included(key)];
-            if let Some(before) = i.checked_sub(1).and_then(|j| sorted.get(j)) {
-                lowers.extend([Included(&before[..]), Excluded(&before[..])]);
-            }
-            if let Some(after) = sorted.get(i + 1) {
-                uppers.extend([Included(&after[..]), Excluded(&after[..])]);
-            }
+            let (lowers, uppers) = bounds_around(&sorted, i);
             for &lower in &lowers {
                 for &upper in &uppers {
                     lost(

@@ -111,6 +111,19 @@ pub(crate) struct Trailer<K = FilterKind> {
     pub(crate) prefix_name: Option<(usize, usize)>,
 }
 
+impl<K> Trailer<K> {
+    /// The prefix extractor's name recorded in `block` (this trailer's block), if the block holds prefixes.
+    pub(crate) fn prefix_extractor_name<'a>(&self, block: &'a [u8]) -> Option<&'a str> {
+        let (at, len) = self.prefix_name?;
+        core::str::from_utf8(block.get(at..at.checked_add(len)?)?).ok()
+    }
+
+    /// Whether the block holds whole keys: all do, but those built with prefixes only.
+    pub(crate) fn holds_whole_keys(&self) -> bool {
+        self.flags & FLAG_PREFIXES_ONLY == 0
+    }
+}
+
 /// What a block holds besides its kind's payload: the prefixes of a [`PrefixExtractor`](crate::PrefixExtractor).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Prefixes<'a> {

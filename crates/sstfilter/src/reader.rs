@@ -290,15 +290,13 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// The name of the prefix extractor whose prefixes the block holds, if any.
     #[must_use]
     pub fn prefix_extractor_name(&self) -> Option<&str> {
-        let (at, len) = self.trailer.prefix_name?;
-        let name = self.bytes.as_ref().get(at..at + len)?;
-        core::str::from_utf8(name).ok()
+        self.trailer.prefix_extractor_name(self.bytes.as_ref())
     }
 
     /// Whether the block holds whole keys (every block does, but one built with prefixes only).
     #[must_use]
     pub fn holds_whole_keys(&self) -> bool {
-        self.trailer.flags & FLAG_PREFIXES_ONLY == 0
+        self.trailer.holds_whole_keys()
     }
 
     /// The filter kind stored in the block.

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use crate::error::{Error, Result};
-use crate::format::{self, FLAG_PREFIXES_ONLY, PartitionIndexTag, Trailer, block_checksum};
+use crate::format::{self, PartitionIndexTag, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::reader::FilterBlock;
 use crate::stats::FilterStats;
@@ -201,15 +201,13 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     /// records it, FORMAT.md section 8).
     #[must_use]
     pub fn prefix_extractor_name(&self) -> Option<&str> {
-        let (at, len) = self.trailer.prefix_name?;
-        let name = self.bytes.as_ref().get(at..at + len)?;
-        core::str::from_utf8(name).ok()
+        self.trailer.prefix_extractor_name(self.bytes.as_ref())
     }
 
     /// Whether the partitions hold whole keys (all do, but those built with prefixes only).
     #[must_use]
     pub fn holds_whole_keys(&self) -> bool {
-        self.trailer.flags & FLAG_PREFIXES_ONLY == 0
+        self.trailer.holds_whole_keys()
     }
 
     /// Partition `position`, or `None` past the last.
