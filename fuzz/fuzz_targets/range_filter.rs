@@ -89,11 +89,16 @@ fuzz_target!(|input: Input| {
             Bound::Unbounded => true,
         })
     };
+    let mut batch = vec![sstfilter::Answer::Absent; bounds.len()];
     for &lower in &bounds {
-        for &upper in &bounds {
+        let ranges: Vec<_> = bounds.iter().map(|&upper| (lower, upper)).collect();
+        filter.may_contain_range_batch(&ranges, &mut batch);
+        for (&upper, &batched) in bounds.iter().zip(&batch) {
+            let answer = filter.may_contain_range(lower, upper);
+            assert_eq!(batched, answer, "the batch answers {lower:?}..{upper:?} otherwise");
             if keys.iter().any(|k| inside(k, lower, upper)) {
                 assert!(
-                    filter.may_contain_range(lower, upper).may_contain(),
+                    answer.may_contain(),
                     "lost {lower:?}..{upper:?} holding a key of {keys:?} with {policy:?}"
                 );
             }

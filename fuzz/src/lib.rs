@@ -90,16 +90,24 @@ pub fn exercise<B: AsRef<[u8]>>(filter: &FilterBlock<B>, probe_bytes: &[u8]) {
         filter.stored_checksum(),
     );
     let keys: Vec<&[u8]> = probe_bytes.chunks(7).take(64).collect();
+    let mut ranges = Vec::new();
     for pair in keys.chunks(2) {
         let (a, b) = (pair[0], pair.get(1).copied().unwrap_or_default());
-        for (lower, upper) in [
+        ranges.extend([
             (Bound::Included(a), Bound::Included(b)),
             (Bound::Excluded(a), Bound::Excluded(b)),
             (Bound::Included(a), Bound::Unbounded),
             (Bound::Unbounded, Bound::Excluded(b)),
-        ] {
-            let _ = filter.may_contain_range(lower, upper);
-        }
+        ]);
+    }
+    let mut range_answers = vec![sstfilter::Answer::Absent; ranges.len()];
+    filter.may_contain_range_batch(&ranges, &mut range_answers);
+    for (&(lower, upper), batch) in ranges.iter().zip(range_answers) {
+        assert_eq!(
+            filter.may_contain_range(lower, upper),
+            batch,
+            "batch and single range answers differ"
+        );
     }
     let mut answers = vec![false; keys.len()];
     filter.may_contain_batch(&keys, &mut answers);

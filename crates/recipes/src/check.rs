@@ -311,7 +311,7 @@ pub fn range_block(what: &str, policy: RangePolicy, keys: &[Vec<u8>]) -> Option<
 }
 
 /// Checks a Range block of `keys` through every question that holds a key: points (single and batched), the
-/// one-key range, and ranges reaching it from its neighbours with every kind of bound.
+/// one-key range, and ranges reaching it from its neighbours with every kind of bound (single and batched).
 pub fn assert_range_questions_find_all(what: &str, block: &[u8], keys: &[Vec<u8>]) {
     let mut sorted = keys.to_vec();
     sorted.sort();
@@ -324,13 +324,21 @@ pub fn assert_range_questions_find_all(what: &str, block: &[u8], keys: &[Vec<u8>
         assert!(filter.may_contain(key), "{what}: lost {key:?}");
         assert!(batch[i], "{what}: the batch lost {key:?}");
         let (lowers, uppers) = bounds_around(&sorted, i);
-        for &lower in &lowers {
-            for &upper in &uppers {
-                assert!(
-                    filter.may_contain_range(lower, upper).may_contain(),
-                    "{what}: lost {key:?} in {lower:?}..{upper:?}"
-                );
-            }
+        let ranges: Vec<_> = lowers
+            .iter()
+            .flat_map(|&lower| uppers.iter().map(move |&upper| (lower, upper)))
+            .collect();
+        let mut answers = vec![sstfilter::Answer::Absent; ranges.len()];
+        filter.may_contain_range_batch(&ranges, &mut answers);
+        for (&(lower, upper), batched) in ranges.iter().zip(answers) {
+            assert!(
+                filter.may_contain_range(lower, upper).may_contain(),
+                "{what}: lost {key:?} in {lower:?}..{upper:?}"
+            );
+            assert!(
+                batched.may_contain(),
+                "{what}: the batch lost {key:?} in {lower:?}..{upper:?}"
+            );
         }
     }
 }

@@ -35,18 +35,19 @@ use crate::filter::{Layout, Part};
 /// # Ok(()) }
 /// ```
 ///
-/// Its name is `"sstfilter.range"`: the blocks describe themselves (range length, rate), so changing the policy
-/// leaves every SST readable. No false negative on any path: a block that fails to open or verify, one built from
+/// Its name says its size, `"sstfilter.range:L=2^10:fpr=0.01"` here: SlateDB keeps the statistics and finds the
+/// filters of a policy by its name, so two range policies of different sizes on one store keep theirs apart. An
+/// SST written under another name (before the policy changed) has no filter of this name and is read, as SlateDB
+/// reads any SST without a filter. No false negative on any path: a block that fails to open or verify, one built from
 /// keys SlateDB gave out of order, or one of an SST with more keys than the policy's
 /// [`max_keys`](RangePolicy::max_keys) answers "may match" (counted as
 /// [`decode_errors`](sstfilter::FilterCounts::decode_errors)).
 pub struct SlateDbRangeFilterPolicy {
     policy: RangePolicy,
+    /// The name SlateDB stores with every filter of this policy.
+    name: String,
     stats: FilterStats,
 }
-
-/// The name SlateDB stores with every filter of this policy.
-const NAME: &str = "sstfilter.range";
 
 impl SlateDbRangeFilterPolicy {
     /// Range filters sized by `policy`.
@@ -54,6 +55,11 @@ impl SlateDbRangeFilterPolicy {
     pub fn new(policy: RangePolicy) -> Self {
         SlateDbRangeFilterPolicy {
             policy,
+            name: format!(
+                "sstfilter.range:L=2^{}:fpr={}",
+                policy.range_log2(),
+                policy.fpr()
+            ),
             stats: FilterStats::new(),
         }
     }
@@ -83,6 +89,7 @@ impl SlateDbRangeFilterPolicy {
 impl fmt::Debug for SlateDbRangeFilterPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SlateDbRangeFilterPolicy")
+            .field("name", &self.name)
             .field("policy", &self.policy)
             .field("decode_errors", &self.stats.counts().decode_errors)
             .finish()
@@ -91,7 +98,7 @@ impl fmt::Debug for SlateDbRangeFilterPolicy {
 
 impl ::slatedb::FilterPolicy for SlateDbRangeFilterPolicy {
     fn name(&self) -> &str {
-        NAME
+        &self.name
     }
 
     fn builder(&self) -> Box<dyn FilterBuilder> {
@@ -139,6 +146,20 @@ mod tests {
     fn range(lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> FilterQuery {
         let own = |b: Bound<&[u8]>| b.map(Bytes::copy_from_slice);
         FilterQuery::range(own(lower), own(upper))
+    }
+
+    /// Two sizes, two names: a store with both keeps their filters and statistics apart.
+    #[test]
+    fn names_say_the_size() {
+        let name = |len, fpr| {
+            SlateDbRangeFilterPolicy::new(RangePolicy::new(len, fpr))
+                .name()
+                .to_owned()
+        };
+        assert_eq!(name(1 << 10, 0.01), "sstfilter.range:L=2^10:fpr=0.01");
+        assert_eq!(name(1000, 0.01), name(1024, 0.01)); // one size: L is rounded up to a power of two
+        assert_ne!(name(1 << 10, 0.01), name(1 << 16, 0.01));
+        assert_ne!(name(1 << 10, 0.01), name(1 << 10, 0.001));
     }
 
     /// Every string of up to 3 bytes over `a`, `b`, behind `k/`: every range between two of them, with every kind

@@ -73,7 +73,7 @@ table_counters! {
     range_scans,
     /// Range scans the filter answered "absent": each is a table skipped without a read.
     range_scans_skipped,
-    /// Range scans the filter could not answer (a point filter, a range wider than it checks, an unusable filter
+    /// Range scans the filter could not answer (a point filter only, an unusable filter
     /// block): the table was read.
     range_scans_unfiltered,
 }

@@ -48,9 +48,6 @@ pub enum Unfiltered {
     NoWholeKeys,
     /// The block is a point filter, not a Range filter: it answers a range only when the range is one key.
     NoRangeFilter,
-    /// The range covers more runs of the Range filter's maximum range length than a question checks (16): the
-    /// filter's bound would be weak anyway.
-    RangeTooWide,
     /// The table has no filter that answers this question.
     NoFilter,
     /// The question spans more partitions of a partitioned filter than one question loads.
@@ -68,7 +65,6 @@ impl fmt::Display for Unfiltered {
             Unfiltered::ScanNotDetermined => "the scan does not determine one stored prefix",
             Unfiltered::NoWholeKeys => "the filter holds prefixes only, and the key has none",
             Unfiltered::NoRangeFilter => "the filter is a point filter, not a range filter",
-            Unfiltered::RangeTooWide => "the range is wider than the range filter checks",
             Unfiltered::NoFilter => "the table has no filter for this question",
             Unfiltered::TooManyPartitions => {
                 "the question spans more filter partitions than it loads"

@@ -155,8 +155,10 @@
 //! Keys it serves poorly: keys that differ only past the projected positions (16 bytes after the common prefix,
 //! fewer when many byte values occur: 8 for random binary keys) project to one value, so the filter cannot tell
 //! them, or ranges between them, apart; a range whose ends differ in an early position is long in projected space,
-//! at a higher rate; ranges of more than 16 runs of `L` values answer "may contain" unchecked
-//! ([`Unfiltered::RangeTooWide`]).
+//! at a higher rate (every length is checked: `ε · ℓ / L` holds for `ℓ` above `L` too, up to certain "may contain"
+//! when `ℓ` nears `L / ε`). An excluded lower bound is used as excluded when no key is longer after the common prefix
+//! than the projected positions (keys of one length, such as big-endian integers, fixed-width ids): then
+//! "the keys after `k`" does not answer "may contain" for `k` itself.
 //!
 //! ## Partitioned filters
 //!
@@ -248,9 +250,9 @@ pub use hash::{KeyHash, key_hash};
 pub use kind::KindParams;
 pub use kind::blocked_bloom::BlockedBloomParams;
 pub use kind::blocked_bloom::policy::BlockedBloomPolicy;
-pub use kind::range::RangeParams;
 pub use kind::range::builder::RangeFilterBuilder;
 pub use kind::range::policy::RangePolicy;
+pub use kind::range::{KeyRange, RangeParams};
 pub use kind::ribbon::policy::RibbonPolicy;
 pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;

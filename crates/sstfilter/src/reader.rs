@@ -4,7 +4,7 @@ use crate::answer::{Answer, Unfiltered};
 use crate::error::{Error, Result};
 use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
-use crate::kind::range::{self, Verdict};
+use crate::kind::range::{self, KeyRange};
 use crate::kind::{BATCH, KeyQuery, MAY_CONTAIN_ALL};
 use crate::kind::{KindParams, Queries, Query};
 use crate::prefix::{PrefixExtractor, PrefixProbe};
@@ -268,12 +268,13 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             return Answer::Absent;
         }
         match &self.params {
-            KindParams::Range(p) => match range::may_contain_range(p, self.payload(), lower, upper)
-            {
-                Verdict::Absent => Answer::Absent,
-                Verdict::MayContain => Answer::MayContain,
-                Verdict::TooWide => Answer::Unfiltered(Unfiltered::RangeTooWide),
-            },
+            KindParams::Range(p) => {
+                if range::may_contain_range(p, self.payload(), lower, upper) {
+                    Answer::MayContain
+                } else {
+                    Answer::Absent
+                }
+            }
             _ => match range::single_key(lower, upper) {
                 Some(key) if self.holds_whole_keys() => {
                     if self.may_contain(key) {
@@ -284,6 +285,51 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
                 }
                 _ => Answer::Unfiltered(Unfiltered::NoRangeFilter),
             },
+        }
+    }
+
+    /// [`may_contain_range`](Self::may_contain_range) for each of `ranges`, into `results` (as many as fit): the
+    /// questions of a multi-range scan, or of many scans at once. A Range filter works on a group of ranges at a
+    /// time, finding the codes of each and starting their cache lines on their way before it reads the first, so
+    /// that the memory waits of the group overlap; every answer equals the single question's.
+    ///
+    /// ```
+    /// use std::ops::Bound::{Excluded, Included};
+    /// use sstfilter::{Answer, FilterBlock, RangeFilterBuilder, RangePolicy};
+    ///
+    /// let key = |id: u64| id.to_be_bytes();
+    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01));
+    /// for id in (0..1000).map(|i| i * 1000) {
+    ///     builder.add_key(&key(id))?;
+    /// }
+    /// let filter = FilterBlock::open(builder.finish())?;
+    /// let bounds: Vec<([u8; 8], [u8; 8])> = (0..100).map(|i| (key(i * 1000), key(i * 1000 + 10))).collect();
+    /// let ranges: Vec<_> = bounds.iter().map(|(a, b)| (Included(&a[..]), Excluded(&b[..]))).collect();
+    /// let mut answers = vec![Answer::Absent; ranges.len()];
+    /// filter.may_contain_range_batch(&ranges, &mut answers);
+    /// assert!(answers.iter().all(|a| a.may_contain())); // each holds the key i · 1000
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn may_contain_range_batch(&self, ranges: &[KeyRange<'_>], results: &mut [Answer]) {
+        let KindParams::Range(p) = &self.params else {
+            for (r, &(lower, upper)) in results.iter_mut().zip(ranges) {
+                *r = self.may_contain_range(lower, upper);
+            }
+            return;
+        };
+        let mut held = [false; range::RANGE_BATCH];
+        for (ranges, results) in ranges
+            .chunks(range::RANGE_BATCH)
+            .zip(results.chunks_mut(range::RANGE_BATCH))
+        {
+            range::may_contain_ranges(p, self.payload(), ranges, &mut held);
+            for (r, &held) in results.iter_mut().zip(&held) {
+                *r = if held {
+                    Answer::MayContain
+                } else {
+                    Answer::Absent
+                };
+            }
         }
     }
 

@@ -105,8 +105,8 @@ impl FilterStats {
         self.stripe().decode_errors.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Records a question the filter cannot answer by design (prefixes it does not hold, a range wider than it
-    /// checks, no filter of that kind): read the table. Not a decode error and not an answer.
+    /// Records a question the filter cannot answer by design (prefixes it does not hold, a range asked of a point
+    /// filter, no filter of that kind): read the table. Not a decode error and not an answer.
     pub fn record_unfiltered(&self) {
         self.stripe().unfiltered.fetch_add(1, Ordering::Relaxed);
     }

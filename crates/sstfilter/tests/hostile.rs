@@ -100,6 +100,14 @@ fn read_everything(block: &[u8]) -> Result<(), Error> {
         let (lo, hi) = (&b"key-1"[..], &b"key-7"[..]);
         let _ = filter.may_contain_range(Bound::Included(lo), Bound::Excluded(hi));
         let _ = filter.may_contain_range(Bound::Unbounded, Bound::Unbounded);
+        let mut range_answers = [sstfilter::Answer::Absent; 2];
+        filter.may_contain_range_batch(
+            &[
+                (Bound::Included(lo), Bound::Excluded(hi)),
+                (Bound::Unbounded, Bound::Unbounded),
+            ],
+            &mut range_answers,
+        );
     });
     // Nor does reading it as a partition index (it is not one here, but every check runs up to the tag).
     if let Ok(index) = PartitionedFilter::open(block) {

@@ -147,8 +147,11 @@ fn a_range_policy_refuses_what_it_cannot_keep() {
     assert!(RangePolicy::try_new(1 << 56, 1.0 / 1024.0).is_err());
     assert!(RangePolicy::try_with_bits_per_key(f64::NAN, 1024).is_err());
     assert!(RangePolicy::try_with_bits_per_key(3.0, 1024).is_err());
+    // The limit is the universe's (2^64 / (L / ε)) or a block's, 2^32 − 1 codes, whichever is lower.
     let kept = RangePolicy::try_new(1 << 20, 0.01).unwrap();
-    assert!(kept.max_keys() > 100_000_000_000);
+    assert_eq!(kept.max_keys(), u64::from(u32::MAX));
+    let wide = RangePolicy::try_new(1 << 40, 0.01).unwrap();
+    assert!(wide.max_keys() > 100_000 && wide.max_keys() < u64::from(u32::MAX));
 }
 
 /// Problem 5: `BlockedBloomPolicy::new(1e9)` was accepted (the README said "any f64 >= 1.0") and `finish`

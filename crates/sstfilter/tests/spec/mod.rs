@@ -52,12 +52,14 @@ pub enum Kind {
     },
     /// Section 4.4: probe count `k`, bit count `m`.
     StandardBloom { k: u32, m: u64 },
-    /// Section 4.5: range length `2^s`, low bits `l`, prefix length `p`, positions `m`, universe `r`.
+    /// Section 4.5: range length `2^s`, low bits `l`, prefix length `p`, positions `m`, longest key `e`, universe
+    /// `r`.
     Range {
         s: u32,
         l: u32,
         p: u64,
         m: u64,
+        e: u64,
         r: u64,
     },
 }
@@ -270,7 +272,8 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     let l = u32::from(p[1]);
     let prefix = le(&p[2..4]);
     let m = u64::from(p[4]);
-    if p[5..8].iter().any(|&b| b != 0) {
+    let e = u64::from(p[5]);
+    if p[6..8].iter().any(|&b| b != 0) {
         return Err(Refusal::BadParams("reserved parameter byte"));
     }
     let r = le(&p[8..16]);
@@ -290,6 +293,9 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
         if m != 0 {
             return Err(Refusal::BadParams("positions"));
         }
+        if e != 0 {
+            return Err(Refusal::BadParams("longest_key"));
+        }
         if l != 0 {
             return Err(Refusal::BadParams("lower_bits"));
         }
@@ -301,14 +307,18 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
             l,
             p: 0,
             m: 0,
+            e: 0,
             r: 0,
         });
     }
-    if r < n {
+    if r < n || n > u64::from(u32::MAX) {
         return Err(Refusal::BadParams("num_keys"));
     }
     if u128::from(r) < 1u128 << s {
         return Err(Refusal::BadParams("universe"));
+    }
+    if e > m && e != 255 {
+        return Err(Refusal::BadParams("longest_key"));
     }
     // l = floor(log2(floor(r / n))): the largest l with 2^l <= floor(r / n).
     let ratio = u128::from(r / n);
@@ -318,8 +328,11 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     }
     let (n, r, lw) = (u128::from(n), u128::from(r), u128::from(l));
     let buckets = (r - 1) / (1 << lw) + 1;
-    let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64) + buckets.div_ceil(256);
-    if 8 * words + 16 + 44 * u128::from(m) + u128::from(prefix) != u128::from(payload_len) {
+    let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64);
+    let samples = buckets.div_ceil(256);
+    if 8 * words + 4 * samples + 16 + 44 * u128::from(m) + u128::from(prefix)
+        != u128::from(payload_len)
+    {
         return Err(Refusal::LengthMismatch);
     }
     Ok(Kind::Range {
@@ -327,6 +340,7 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
         l,
         p: prefix,
         m,
+        e,
         r: r as u64,
     })
 }
@@ -363,13 +377,18 @@ impl SpecBlock<'_> {
 
     /// Section 4.5: the decoded parts of a Range block's payload; `None` for another kind.
     pub fn range(&self) -> Option<SpecRange> {
-        let Kind::Range { s, l, p, m, r } = self.kind else {
+        let Kind::Range { s, l, p, m, e, r } = self.kind else {
             return None;
         };
         let n = self.num_keys;
+        // `t = ⌊log2 r⌋`: runs of `2^t`.
+        let t = (0..64u32).rev().find(|&t| r >> t != 0).unwrap_or(0);
+        let e = (e != 255).then_some(e as usize);
         if n == 0 {
             return Some(SpecRange {
                 s,
+                t,
+                e,
                 r,
                 codes: Vec::new(),
                 min: 0,
@@ -385,11 +404,11 @@ impl SpecBlock<'_> {
         let buckets = (u128::from(r) - 1) / (1 << lw) + 1;
         let lower_words = (nn * lw).div_ceil(64) as usize;
         let upper_words = (nn + buckets).div_ceil(64) as usize;
-        let sample_words = buckets.div_ceil(256) as usize;
+        let samples = buckets.div_ceil(256) as usize;
         let lower = &self.payload[..8 * lower_words];
         let upper = &self.payload[8 * lower_words..8 * (lower_words + upper_words)];
         let samples_at = 8 * (lower_words + upper_words);
-        let after = samples_at + 8 * sample_words;
+        let after = samples_at + 4 * samples;
         let min = le(&self.payload[after..after + 8]);
         let max = le(&self.payload[after + 8..after + 16]);
         let m = m as usize;
@@ -452,12 +471,12 @@ impl SpecBlock<'_> {
             }
         }
         // What a writer must also have done: n one-bits, strictly increasing codes below r, zero padding, and the
-        // samples at the zero-bits of rank 256·j.
+        // samples: the one-bits before the zero-bit of rank 256·j.
         let padding_zero = (nn + buckets..8 * upper.len() as u128).all(|pos| !bit(upper, pos))
             && (nn * lw..8 * lower.len() as u128).all(|pos| !bit(lower, pos));
-        let samples_ok = (0..sample_words).all(|j| {
-            let stored = le(&self.payload[samples_at + 8 * j..samples_at + 8 * j + 8]);
-            zero_positions.get(256 * j) == Some(&stored)
+        let samples_ok = (0..samples).all(|j| {
+            let stored = le(&self.payload[samples_at + 4 * j..samples_at + 4 * j + 4]);
+            zero_positions.get(256 * j).map(|&z| z - 256 * j as u64) == Some(stored)
         });
         let writer_invariants = codes.len() as u64 == n
             && extra_ones == 0
@@ -472,6 +491,8 @@ impl SpecBlock<'_> {
             && prefix.len() as u64 == p;
         Some(SpecRange {
             s,
+            t,
+            e,
             r,
             codes,
             min,
@@ -647,6 +668,10 @@ impl SpecBlock<'_> {
 #[derive(Debug, Clone)]
 pub struct SpecRange {
     pub s: u32,
+    /// Runs of `2^t` values.
+    pub t: u32,
+    /// The longest key after `P`, when at most `m`.
+    pub e: Option<usize>,
     pub r: u64,
     /// The set C, in increasing order.
     pub codes: Vec<u64>,
@@ -686,8 +711,6 @@ enum Digits {
 pub enum SpecRangeAnswer {
     Absent,
     MayContain,
-    /// More than 16 runs: "may contain" without checking.
-    TooWide,
 }
 
 /// A bound of a range question.
@@ -753,7 +776,7 @@ impl SpecRange {
 
     /// Section 4.5, `code(v)`.
     pub fn code(&self, v: u64) -> u64 {
-        let (run, offset) = (u128::from(v) >> self.s, u128::from(v) % (1 << self.s));
+        let (run, offset) = (u128::from(v) >> self.t, u128::from(v) % (1 << self.t));
         ((self.q(run as u64) + offset) % u128::from(self.r)) as u64
     }
 
@@ -800,6 +823,13 @@ impl SpecRange {
                 Place::Below => 0,
                 Place::Above => return SpecRangeAnswer::Absent,
                 Place::After(after) => match self.digits(after) {
+                    // "+ 1 when it is excluded and has at least e bytes after P".
+                    Digits::Exact(v)
+                        if matches!(lower, Excluded(_))
+                            && self.e.is_some_and(|e| after.len() >= e) =>
+                    {
+                        v + 1
+                    }
                     Digits::Exact(v) | Digits::Between(v) => v,
                 },
             },
@@ -835,12 +865,12 @@ impl SpecRange {
         if lo > hi {
             return SpecRangeAnswer::Absent;
         }
-        let (first, last) = (lo >> self.s, hi >> self.s);
-        if last - first >= 16 {
-            return SpecRangeAnswer::TooWide;
+        let (first, last) = (lo >> self.t, hi >> self.t);
+        if last - first >= 2 {
+            return SpecRangeAnswer::MayContain; // "three runs or more"
         }
         let r = u128::from(self.r);
-        let run_len = 1u128 << self.s;
+        let run_len = 1u128 << self.t;
         for t in first..=last {
             let from = if t == first {
                 u128::from(lo) % run_len

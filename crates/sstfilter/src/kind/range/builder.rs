@@ -51,6 +51,8 @@ pub struct RangeFilterBuilder {
     last: Vec<u8>,
     /// Length of the prefix common to every key so far.
     prefix_len: usize,
+    /// Length of the longest key so far.
+    longest: usize,
     /// Each distinct key's first 16 bytes after the prefix known when it was added, zero-padded.
     windows: Vec<[u8; MAX_POSITIONS]>,
     /// `(first window, prefix length)` for each run of windows taken after the same prefix length.
@@ -72,6 +74,7 @@ impl RangeFilterBuilder {
             first: Vec::new(),
             last: Vec::new(),
             prefix_len: 0,
+            longest: 0,
             windows: Vec::new(),
             runs: Vec::new(),
         }
@@ -82,11 +85,26 @@ impl RangeFilterBuilder {
     /// key past the policy's [`max_keys`](RangePolicy::max_keys) is refused with [`UsageError::TooManyKeys`]: the
     /// filter could not keep its rate.
     pub fn add_key(&mut self, key: &[u8]) -> Result<(), UsageError> {
-        if !self.windows.is_empty() {
-            match key.cmp(self.last.as_slice()) {
-                core::cmp::Ordering::Less => return Err(UsageError::KeysOutOfOrder),
-                core::cmp::Ordering::Equal => return Ok(()),
-                core::cmp::Ordering::Greater => {}
+        use core::cmp::Ordering;
+        let prefix = self.first.get(..self.prefix_len).unwrap_or_default();
+        // Most keys keep the common prefix; then their order against the last key is that of their windows (zero
+        // padding included: a key that ends sorts before one that goes on), unless the windows are equal.
+        let keeps_prefix = key.starts_with(prefix);
+        let mut taken = window(key.get(self.prefix_len..).unwrap_or_default());
+        if let Some(&last) = self.windows.last() {
+            #[expect(
+                clippy::big_endian_bytes,
+                reason = "a window read big-endian compares as its bytes do"
+            )]
+            let order = match u128::from_be_bytes(taken).cmp(&u128::from_be_bytes(last)) {
+                Ordering::Equal => key.cmp(self.last.as_slice()),
+                _ if !keeps_prefix => key.cmp(self.last.as_slice()),
+                by_window => by_window,
+            };
+            match order {
+                Ordering::Less => return Err(UsageError::KeysOutOfOrder),
+                Ordering::Equal => return Ok(()),
+                Ordering::Greater => {}
             }
         }
         let max = self.max_keys;
@@ -101,21 +119,15 @@ impl RangeFilterBuilder {
                 .extend_from_slice(key.get(..Self::MAX_PREFIX_LEN).unwrap_or(key));
             self.prefix_len = self.first.len();
             self.runs.push((0, self.prefix_len));
-        } else {
-            let shared = self
-                .first
-                .iter()
-                .take(self.prefix_len)
-                .zip(key)
-                .take_while(|(a, b)| a == b)
-                .count();
-            if shared < self.prefix_len {
-                self.prefix_len = shared;
-                self.runs.push((self.windows.len(), shared));
-            }
+            taken = window(key.get(self.prefix_len..).unwrap_or_default());
+        } else if !keeps_prefix {
+            let shared = prefix.iter().zip(key).take_while(|(a, b)| a == b).count();
+            self.prefix_len = shared;
+            self.runs.push((self.windows.len(), shared));
+            taken = window(key.get(shared..).unwrap_or_default());
         }
-        self.windows
-            .push(window(key.get(self.prefix_len..).unwrap_or_default()));
+        self.windows.push(taken);
+        self.longest = self.longest.max(key.len());
         self.last.clear();
         self.last.extend_from_slice(key);
         Ok(())
@@ -186,7 +198,9 @@ impl RangeFilterBuilder {
     ) {
         let prefix_len = self.prefix_len;
         self.shift_windows(prefix_len);
-        let (alphabets, weights) = projection::choose(&self.windows);
+        // Every key is at least as long as the common prefix.
+        let longest = self.longest - prefix_len;
+        let (alphabets, weights) = projection::choose(&self.windows, longest);
         // Sorted keys project to non-decreasing values: equal neighbours are keys that differ past the projected
         // bytes, one value for the filter.
         let mut values = projection::values(&self.windows, &alphabets, &weights);
@@ -201,11 +215,12 @@ impl RangeFilterBuilder {
         );
         let chosen = Chosen {
             prefix: self.first.get(..prefix_len).unwrap_or_default(),
+            longest,
             alphabets: &alphabets,
             weights: &weights,
         };
         let (params, num_codes) =
-            range::build(&chosen, &values, self.policy.range_log2(), universe, out);
+            range::build(&chosen, values, self.policy.range_log2(), universe, out);
         Trailer::append(
             out,
             start,
@@ -219,6 +234,7 @@ impl RangeFilterBuilder {
         self.windows.clear();
         self.runs.clear();
         self.prefix_len = 0;
+        self.longest = 0;
     }
 
     /// Takes every window after `prefix_len` bytes, which is at most the prefix length of every run: a window taken
@@ -250,8 +266,9 @@ impl RangeFilterBuilder {
 /// The first [`MAX_POSITIONS`] bytes of `bytes`, zero-padded.
 fn window(bytes: &[u8]) -> [u8; MAX_POSITIONS] {
     let mut w = [0u8; MAX_POSITIONS];
-    for (d, s) in w.iter_mut().zip(bytes) {
-        *d = *s;
+    let len = bytes.len().min(MAX_POSITIONS);
+    if let (Some(to), Some(from)) = (w.get_mut(..len), bytes.get(..len)) {
+        to.copy_from_slice(from);
     }
     w
 }

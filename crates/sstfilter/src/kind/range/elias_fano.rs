@@ -5,14 +5,27 @@
 //! unary in the *upper* bit vector: value `i` (in increasing order) sets bit `(v_i >> l) + i`, so bucket `b` (the
 //! values whose high part is `b`) is a run of one-bits ended by a zero-bit, the `b`-th zero. That is
 //! `n · l + n + ⌈r / 2^l⌉ ≤ n · (log2(r / n) + 2)` bits, within 2 bits per value of the information-theoretic
-//! minimum. To find bucket `b` without scanning from the start, the position of every 256th zero is sampled.
+//! minimum. To find bucket `b` without scanning from the start, every 256th zero is sampled: a u32 holding the
+//! number of values before it (its position less its rank), which is half the room of its position as a u64 and
+//! limits a sequence to `2^32 − 1` values.
 //!
 //! Every read is bounds-checked: on bytes that are not a sequence this module wrote (a corrupt block whose
 //! checksum was not verified) a query may answer wrongly, but it never panics and always terminates. When a read
 //! falls outside the arrays the query answers "may contain".
 
-/// One in this many zero-bits of the upper vector has its position stored.
+use crate::prefetch::prefetch;
+
+/// One in this many zero-bits of the upper vector is sampled.
 pub(crate) const ZEROS_PER_SAMPLE: u64 = 256;
+
+/// The most values a sequence holds: a sample counts values in a u32.
+pub(crate) const MAX_LEN: u64 = u32::MAX as u64;
+
+/// Bytes of one sample.
+const SAMPLE_LEN: u64 = 4;
+
+/// Values of a bucket read one by one before a search by halves.
+const LINEAR_STEPS: u32 = 4;
 
 /// The sizes of an Elias–Fano sequence: what a writer lays out and a reader validates against the payload length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,15 +40,15 @@ pub(crate) struct Layout {
     pub(crate) lower_words: u64,
     /// 64-bit words of the upper vector, `⌈(n + buckets) / 64⌉`.
     pub(crate) upper_words: u64,
-    /// Sampled zero positions (u64 each), `⌈buckets / 256⌉`.
+    /// Samples (u32 each), `⌈buckets / 256⌉`.
     pub(crate) samples: u64,
 }
 
 impl Layout {
-    /// The layout of `len ≥ 1` distinct values below `universe ≥ len`, with the canonical `l`; `None` if `len` is 0
-    /// or exceeds the universe.
+    /// The layout of `len ≥ 1` distinct values below `universe ≥ len`, with the canonical `l`; `None` if `len` is 0,
+    /// exceeds the universe or [`MAX_LEN`].
     pub(crate) fn new(len: u64, universe: u64) -> Option<Layout> {
-        if len == 0 || len > universe {
+        if len == 0 || len > universe || len > MAX_LEN {
             return None;
         }
         let lower_bits = lower_bits(len, universe);
@@ -54,11 +67,18 @@ impl Layout {
     }
 
     /// Bytes of the three arrays together, or `None` if that does not fit in a u64.
-    pub(crate) fn bytes(&self) -> Option<u64> {
-        self.lower_words
-            .checked_add(self.upper_words)?
-            .checked_add(self.samples)?
-            .checked_mul(8)
+    pub(crate) const fn bytes(&self) -> Option<u64> {
+        // `const`, for `RangeParams::payload_len`: no `?`.
+        let (Some(words), Some(samples)) = (
+            self.lower_words.checked_add(self.upper_words),
+            self.samples.checked_mul(SAMPLE_LEN),
+        ) else {
+            return None;
+        };
+        match words.checked_mul(8) {
+            Some(bytes) => bytes.checked_add(samples),
+            None => None,
+        }
     }
 }
 
@@ -69,7 +89,8 @@ pub(crate) const fn lower_bits(len: u64, universe: u64) -> u32 {
 }
 
 /// Appends the sequence of `values` (strictly increasing, all below the universe `layout` was made for, and
-/// exactly `layout.len` of them) to `out`: the lower words, the upper words, the samples, all little-endian.
+/// exactly `layout.len` of them, at most [`MAX_LEN`]) to `out`: the lower words, the upper words, the samples, all
+/// little-endian.
 pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
     let l = layout.lower_bits;
     let mut lower = vec![0u64; layout.lower_words as usize];
@@ -107,14 +128,19 @@ pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
         let count = u64::from(zeros.count_ones());
         while next_sampled < zeros_before + count {
             let rank = (next_sampled - zeros_before) as u32; // NOTE: below count ≤ 64
-            samples.push(start + u64::from(select_in_word(zeros, rank)));
+            let position = start + u64::from(select_in_word(zeros, rank));
+            // The values before the zero: at most `layout.len ≤ MAX_LEN`.
+            samples.push((position - next_sampled) as u32);
             next_sampled += ZEROS_PER_SAMPLE;
         }
         zeros_before += count;
     }
     debug_assert_eq!(samples.len() as u64, layout.samples);
-    for w in lower.iter().chain(&upper).chain(&samples) {
+    for w in lower.iter().chain(&upper) {
         out.extend_from_slice(&w.to_le_bytes());
+    }
+    for s in &samples {
+        out.extend_from_slice(&s.to_le_bytes());
     }
 }
 
@@ -150,6 +176,23 @@ impl<'a> Sequence<'a> {
         self.successor_at_most(lo, hi).unwrap_or(true)
     }
 
+    /// Starts fetching the lines [`any_in`](Self::any_in) will read for a `lo` (a hint: nothing if the bytes are
+    /// inconsistent).
+    #[inline]
+    pub(crate) fn prefetch(&self, lo: u64) {
+        // The bucket before `lo`'s ends where its first value's bit starts: the sample below that zero-bit.
+        if let Some(rank) = (lo >> self.layout.lower_bits).checked_sub(1)
+            && let Some(before) = self.sample(rank / ZEROS_PER_SAMPLE)
+        {
+            let sampled = rank - rank % ZEROS_PER_SAMPLE;
+            self.prefetch_near(
+                before.saturating_add(sampled),
+                before,
+                rank % ZEROS_PER_SAMPLE,
+            );
+        }
+    }
+
     /// Whether the smallest value `≥ lo` exists and is `≤ hi`; `None` where the bytes are inconsistent.
     fn successor_at_most(&self, lo: u64, hi: u64) -> Option<bool> {
         let l = self.layout.lower_bits;
@@ -161,13 +204,36 @@ impl<'a> Sequence<'a> {
         };
         // Values before `pos`: bits before it less the zeros (one per earlier bucket).
         let mut index = pos.checked_sub(bucket)?;
+        // In the bucket, the smallest value `≥ lo` is the first whose low bits are `≥ lo`'s: one by one over the first
+        // few (most buckets hold one or two), then by halves (clustered keys fill a bucket with thousands).
+        let low_lo = lo & ((1u64 << l) - 1); // NOTE: `l ≤ 63`
+        let mut steps = 0;
         while self.bit(pos)? {
-            let v = (bucket << l) | self.low(index)?;
-            if v >= lo {
-                return Some(v <= hi);
+            if steps == LINEAR_STEPS {
+                let end = index.checked_add(self.ones_from(pos)?)?;
+                let (mut below, mut above) = (index, end);
+                while below < above {
+                    let mid = below + (above - below) / 2;
+                    if self.low(mid)? < low_lo {
+                        below = mid + 1;
+                    } else {
+                        above = mid;
+                    }
+                }
+                if below < end {
+                    return Some((bucket << l | self.low(below)?) <= hi);
+                }
+                pos = pos.checked_add(end - index)?;
+                index = end;
+                break;
+            }
+            let low = self.low(index)?;
+            if low >= low_lo {
+                return Some((bucket << l | low) <= hi);
             }
             pos += 1;
             index += 1;
+            steps += 1;
         }
         // `pos` ends `bucket`; the successor is the next value, in a later bucket, so above `lo`. It can be `≤ hi`
         // only if its high part is at most `hi >> l`, which puts its bit at most at `(hi >> l) + index`.
@@ -181,12 +247,60 @@ impl<'a> Sequence<'a> {
         }
     }
 
+    /// Starts fetching the lines a query will read after a sample: from the sampled zero-bit at `start` (with
+    /// `before` values before it), the upper words up to about `zeros` zero-bits further, and the low bits of the
+    /// values about there. Both are estimated with the mean number of values a bucket, `n / B`; a value's low bits
+    /// are the read that waits longest (the lower array is the biggest), and without the estimate it could start
+    /// only once the upper words are scanned. Off by a few values, the lines are still the right ones or
+    /// neighbours; further off, a fetch is wasted, never an answer.
+    #[inline]
+    fn prefetch_near(&self, start: u64, before: u64, zeros: u64) {
+        let ones = u64::try_from(
+            u128::from(zeros) * u128::from(self.layout.len)
+                / u128::from(self.layout.buckets.max(1)),
+        )
+        .unwrap_or(u64::MAX);
+        let bit = |b: u64| usize::try_from(b / 8).unwrap_or(usize::MAX);
+        prefetch(
+            self.upper,
+            bit(start.saturating_add(zeros).saturating_add(ones)),
+        );
+        // Low bits of the values about there, give or take three lines' quarter: two lines at most.
+        let at = before
+            .saturating_add(ones)
+            .saturating_mul(u64::from(self.layout.lower_bits));
+        prefetch(self.lower, bit(at.saturating_sub(192)));
+        prefetch(self.lower, bit(at.saturating_add(192)));
+    }
+
+    /// The number of one-bits from `pos` up to the next zero-bit.
+    fn ones_from(&self, pos: u64) -> Option<u64> {
+        let mut at = pos;
+        loop {
+            let shift = at % 64;
+            // The bits shifted in at the top are zeros: a run stops at the word's end at the latest.
+            let run = u64::from((!(Self::word(self.upper, at / 64)? >> shift)).trailing_zeros());
+            at += run;
+            if run < 64 - shift {
+                return Some(at - pos);
+            }
+        }
+    }
+
     /// The `i`-th 64-bit word of `array`.
     #[inline]
     fn word(array: &[u8], i: u64) -> Option<u64> {
         let at = usize::try_from(i).ok()?.checked_mul(8)?;
         let bytes = array.get(at..at.checked_add(8)?)?;
         Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
+    /// Sample `i`: the number of values before the zero-bit of rank `256 · i`.
+    #[inline]
+    fn sample(&self, i: u64) -> Option<u64> {
+        let at = usize::try_from(i).ok()?.checked_mul(SAMPLE_LEN as usize)?;
+        let bytes = self.samples.get(at..at.checked_add(SAMPLE_LEN as usize)?)?;
+        Some(u64::from(u32::from_le_bytes(bytes.try_into().ok()?)))
     }
 
     /// Bit `pos` of the upper vector.
@@ -216,8 +330,11 @@ impl<'a> Sequence<'a> {
 
     /// The position of the zero-bit of rank `rank` (counting from 0) in the upper vector.
     fn select_zero(&self, rank: u64) -> Option<u64> {
-        let start = Self::word(self.samples, rank / ZEROS_PER_SAMPLE)?;
+        let sampled = rank - rank % ZEROS_PER_SAMPLE;
+        let before = self.sample(rank / ZEROS_PER_SAMPLE)?;
+        let start = before.checked_add(sampled)?;
         let mut left = rank % ZEROS_PER_SAMPLE; // zeros to pass from the sampled one (which counts as the first)
+        self.prefetch_near(start, before, left);
         let mut index = start / 64;
         let mut zeros = !Self::word(self.upper, index)? & (u64::MAX << (start % 64));
         loop {
@@ -314,6 +431,31 @@ mod tests {
                         assert_eq!(seq.any_in(lo, hi), expected, "u={universe} [{lo},{hi}]");
                     }
                 }
+            }
+        }
+    }
+
+    /// Clustered values fill buckets with hundreds of values (searched by halves past the first few): every
+    /// interval's answer is still exact, at every offset inside and around the crowded buckets.
+    #[test]
+    fn crowded_buckets_answer_exactly() {
+        let universe = 1u64 << 20;
+        let mut values: Vec<u64> = (5000..9000).filter(|v| v % 7 != 3).collect();
+        values.extend((0..300u64).map(|i| crate::math::splitmix64(5, i) % universe));
+        values.sort_unstable();
+        values.dedup();
+        let (layout, bytes) = sequence_bytes(&values, universe);
+        let crowded = values
+            .iter()
+            .filter(|&&v| v >> layout.lower_bits == 6000 >> layout.lower_bits)
+            .count();
+        assert!(crowded > 10 * LINEAR_STEPS as usize, "{crowded}");
+        let seq = Sequence::new(&layout, &bytes);
+        for lo in (4000..10_000).chain((0..universe).step_by(997)) {
+            for len in [0u64, 1, 2, 5, 300, 5000] {
+                let hi = (lo + len).min(universe - 1);
+                let expected = values.iter().any(|&v| (lo..=hi).contains(&v));
+                assert_eq!(seq.any_in(lo, hi), expected, "[{lo},{hi}]");
             }
         }
     }

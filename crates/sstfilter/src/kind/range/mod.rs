@@ -12,20 +12,22 @@
 //!   common prefix `P` of its keys and reads the (up to 16) bytes after it as a mixed radix of byte ranks (the
 //!   crate docs, "Range filters and projected values", explain it to users), so a key inside a byte-string range
 //!   lands inside the projected range.
-//! * **Hash**: with a maximum range length `L = 2^range_log2` and a universe `r`, value `v` is stored as the code
-//!   `(q(v div L) + v mod L) mod r`, `q` a random function into `0..r`. Values in one aligned run of `L` keep
-//!   their distances, so a query range (at most `L` long) covers at most two runs and maps to at most two
-//!   intervals of codes of the same total length; runs land at independent random places.
+//! * **Hash**: with a universe `r` and runs of `R = 2^t`, the largest power of two `≤ r`, value `v` is stored as the
+//!   code `(q(v div R) + v mod R) mod r`, `q` a random function into `0..r`. Values in one aligned run keep their
+//!   distances (and stay distinct codes: `R ≤ r`), so a range maps to one interval of codes of its length, or
+//!   two when it crosses from one run into the next (probability `ℓ / R`, below `2 · ε / n` for `ℓ ≤ L`) or wraps
+//!   past `r − 1`; runs land at independent random places. A range over three runs or more covers a whole run, more
+//!   than `r / 2` codes: "may contain", where the bound below is at least `n / 2`.
 //! * **Codes** (`elias_fano.rs`): the sorted distinct codes in Elias–Fano form, `log2(r / n) + 2` bits per key,
-//!   with sampled positions so a query finds its bucket in a few word reads.
+//!   with sampled counts so a query finds its bucket in a few word reads.
 //!
-//! A range that holds no key maps to code intervals of total length `ℓ` that no key's own interval overlaps; each
-//! other key's code falls in them with probability `ℓ / r`, so the false-positive rate is at most `n · ℓ / r`.
-//! A writer that targets rate `ε` at length `L` sets `r = ⌈n · L / ε⌉`: `ε · ℓ / L` for ranges of length `ℓ ≤ L`,
-//! and `ε / L` for point questions, at `log2(L / ε) + 2` bits per key plus the samples (a quarter bit).
+//! A range that holds no key maps to code intervals of total length `ℓ` that no key of its runs falls in (their
+//! offsets are outside it); each key of another run falls in them with probability `ℓ / r`, so the
+//! false-positive rate is at most `n · ℓ / r`, for every length. A writer that targets rate `ε` at length `L` sets
+//! `r = ⌈n · L / ε⌉`: `ε · ℓ / L` for ranges of length `ℓ`, and `ε / L` for point questions, at `log2(L / ε) + 2` to
+//! `+ 3` bits per key plus the samples (`32 · B / 256` bits for `B` buckets, an eighth to a quarter bit per key).
 //!
-//! The keys it serves poorly are listed for users in the crate docs; ranges longer than [`MAX_RUNS_PER_QUERY`]
-//! runs are not checked: they answer "may contain".
+//! The keys it serves poorly are listed for users in the crate docs.
 //!
 //! The byte layout is FORMAT.md section 4.5.
 
@@ -33,6 +35,7 @@ pub(crate) mod builder;
 pub(crate) mod elias_fano;
 pub(crate) mod policy;
 pub(crate) mod projection;
+mod radix;
 
 use core::ops::Bound;
 
@@ -43,16 +46,16 @@ use crate::le::LeReader;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
 use projection::{
-    ALPHABET_LEN, MAX_POSITIONS, Projection, WORD_RANKS_LEN, code, low_mask, run_base, wrap,
+    ALPHABET_LEN, MAX_POSITIONS, Projection, WORD_RANKS_LEN, code, low_mask, run_base, run_log2,
+    wrap,
 };
 
 /// The longest range a filter may be sized for, as a power of two: `2^56`, which leaves the universe room above
 /// it for the rate.
 pub(crate) const MAX_RANGE_LOG2: u32 = 56;
 
-/// A question covering more runs of `L` values than this answers "may contain" unchecked (each run costs one
-/// look-up, and the bound `n · ℓ / r` of so long a range is weak anyway).
-pub(crate) const MAX_RUNS_PER_QUERY: u64 = 16;
+/// The parameter byte `e` when some key has bytes after the projected positions.
+const LONGER_THAN_PROJECTED: u8 = u8::MAX;
 
 /// Bytes after the codes: the smallest and the largest projected key.
 const BOUNDS_LEN: usize = 16;
@@ -65,41 +68,42 @@ const POSITION_LEN: usize = 8 + ALPHABET_LEN + WORD_RANKS_LEN;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RangeParams {
     range_log2: u8,
+    /// `t`: runs of `2^t` values, the largest power of two up to the universe (0 for an empty filter).
+    run_log2: u8,
     prefix_len: u16,
     /// Projected positions `m` (FORMAT.md 4.5).
     positions: u8,
+    /// `e`: the length of the longest key after the prefix, if at most `m`; [`LONGER_THAN_PROJECTED`] otherwise.
+    longest: u8,
     universe: u64,
     /// The codes' layout; `None` for a filter of no keys.
     layout: Option<Layout>,
 }
 
-/// What a Range filter says about a range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// No key lies in the range.
-    Absent,
-    /// A key may lie in the range.
-    MayContain,
-    /// The range covers more than [`MAX_RUNS_PER_QUERY`] runs: not checked.
-    TooWide,
-}
-
 impl RangeParams {
     /// The parameters of a filter of `num_codes` codes (0 for an empty filter) below `universe`, sized for ranges of
-    /// `2^range_log2`, with a common prefix of `prefix_len` bytes; `None` if they are not a valid combination.
+    /// `2^range_log2`, with a common prefix of `prefix_len` bytes, `positions` projected positions and its longest
+    /// key `longest` bytes after the prefix (`None`: longer than the projected positions); `None` if they are not a
+    /// valid combination.
     pub(crate) fn new(
         range_log2: u32,
         universe: u64,
         prefix_len: usize,
         positions: usize,
+        longest: Option<usize>,
         num_codes: u64,
     ) -> Option<Self> {
         if range_log2 > MAX_RANGE_LOG2 || positions > MAX_POSITIONS {
             return None;
         }
         let prefix_len = u16::try_from(prefix_len).ok()?;
+        let longest = match longest {
+            Some(k) if k <= positions => k as u8, // NOTE: at most 16
+            Some(_) => return None,
+            None => LONGER_THAN_PROJECTED,
+        };
         let layout = if num_codes == 0 {
-            if universe != 0 || prefix_len != 0 || positions != 0 {
+            if universe != 0 || prefix_len != 0 || positions != 0 || longest != 0 {
                 return None;
             }
             None
@@ -111,8 +115,14 @@ impl RangeParams {
         };
         Some(RangeParams {
             range_log2: range_log2 as u8, // NOTE: at most 56
+            run_log2: if universe == 0 {
+                0
+            } else {
+                run_log2(universe) as u8 // NOTE: at most 63
+            },
             prefix_len,
             positions: positions as u8, // NOTE: at most 16
+            longest,
             universe,
             layout,
         })
@@ -148,6 +158,22 @@ impl RangeParams {
         self.positions as usize
     }
 
+    /// The length of the longest key after the common prefix, when no key has bytes after the projected positions
+    /// (`None` otherwise). With it an excluded lower bound is used as excluded.
+    #[must_use]
+    pub const fn longest_key(&self) -> Option<usize> {
+        match self.longest {
+            LONGER_THAN_PROJECTED => None,
+            k => Some(k as usize),
+        }
+    }
+
+    /// `log2` of the runs' length: the largest power of two up to the universe (0 for an empty filter).
+    #[must_use]
+    pub const fn run_log2(&self) -> u32 {
+        self.run_log2 as u32
+    }
+
     /// Low bits stored per code (Elias–Fano's `l`).
     #[must_use]
     pub const fn lower_bits(&self) -> u32 {
@@ -163,7 +189,11 @@ impl RangeParams {
         match &self.layout {
             // Fits: `new` and `decode` checked the length against the payload or built it.
             Some(layout) => {
-                8 * (layout.lower_words + layout.upper_words + layout.samples) as usize
+                let codes = match layout.bytes() {
+                    Some(bytes) => bytes as usize,
+                    None => 0,
+                };
+                codes
                     + BOUNDS_LEN
                     + self.positions as usize * POSITION_LEN
                     + self.prefix_len as usize
@@ -178,8 +208,8 @@ impl RangeParams {
         self.range_fpr(num_keys, 1)
     }
 
-    /// The bound on the false-positive rate of a question about an empty range of `range_len` projected values
-    /// (at most [`max_range_len`](Self::max_range_len) for the bound to be the paper's): `min(1, n · ℓ / r)`.
+    /// The bound on the false-positive rate of a question about an empty range of `range_len` projected values, of
+    /// any length: `min(1, n · ℓ / r)`.
     #[must_use]
     pub fn range_fpr(&self, num_keys: u64, range_len: u64) -> f64 {
         if self.universe == 0 {
@@ -188,21 +218,22 @@ impl RangeParams {
         (num_keys as f64 * range_len as f64 / self.universe as f64).min(1.0)
     }
 
-    /// The trailer's parameter bytes: `range_log2`, `lower_bits`, the prefix length (u16), the position count, 3
-    /// reserved zero bytes, the universe (u64).
+    /// The trailer's parameter bytes: `range_log2`, `lower_bits`, the prefix length (u16), the position count, the
+    /// longest key, 2 reserved zero bytes, the universe (u64).
     pub(crate) fn encode(&self) -> [u8; PARAMS_LEN] {
         let mut out = [0u8; PARAMS_LEN];
         out[0] = self.range_log2;
         out[1] = self.lower_bits() as u8; // NOTE: at most 63
         out[2..4].copy_from_slice(&self.prefix_len.to_le_bytes());
         out[4] = self.positions;
+        out[5] = self.longest;
         out[8..].copy_from_slice(&self.universe.to_le_bytes());
         out
     }
 
     /// Decodes and validates the parameters of a block of `num_keys` codes whose payload is `payload_len` bytes:
-    /// everything the queries rely on (the range length, a universe that holds the codes and a run, the canonical
-    /// low-bit count, and the payload length of that layout).
+    /// everything the queries rely on (the range length, a universe that holds the codes and a run, at most
+    /// 2^32 − 1 codes, the longest key, the canonical low-bit count, and the payload length of that layout).
     pub(crate) fn decode(
         params: &[u8; PARAMS_LEN],
         payload_len: usize,
@@ -218,9 +249,10 @@ impl RangeParams {
         let lower_bits = r.u8().unwrap_or_default();
         let prefix_len = r.u16().unwrap_or_default();
         let positions = r.u8().unwrap_or_default();
-        let reserved = r.array::<3>().unwrap_or_default();
+        let longest = r.u8().unwrap_or_default();
+        let reserved = r.array::<2>().unwrap_or_default();
         let universe = r.u64().unwrap_or_default();
-        check_reserved(FilterKind::Range, &reserved, 5)?;
+        check_reserved(FilterKind::Range, &reserved, 6)?;
         if u32::from(range_log2) > MAX_RANGE_LOG2 {
             return Err(bad("range_log2", u64::from(range_log2)));
         }
@@ -237,19 +269,27 @@ impl RangeParams {
             if positions != 0 {
                 return Err(bad("positions", u64::from(positions)));
             }
+            if longest != 0 {
+                return Err(bad("longest_key", u64::from(longest)));
+            }
         } else {
-            if universe < num_keys {
+            if universe < num_keys || num_keys > elias_fano::MAX_LEN {
                 return Err(bad("num_keys", num_keys));
+            }
+            if longest > positions && longest != LONGER_THAN_PROJECTED {
+                return Err(bad("longest_key", u64::from(longest)));
             }
             if universe < 1u64 << range_log2 {
                 return Err(bad("universe", universe));
             }
         }
+        let longest = (longest != LONGER_THAN_PROJECTED).then_some(usize::from(longest));
         let params = RangeParams::new(
             u32::from(range_log2),
             universe,
             usize::from(prefix_len),
             usize::from(positions),
+            longest,
             num_keys,
         )
         .ok_or(bad("universe", universe))?;
@@ -309,6 +349,7 @@ impl<'a> View<'a> {
             min,
             max,
             projection: Projection {
+                longest: params.longest_key(),
                 weights: payload.get(weights_at..alphabets_at)?,
                 alphabets: payload.get(alphabets_at..ranks_at)?,
                 ranks: payload.get(ranks_at..prefix_at)?,
@@ -317,37 +358,107 @@ impl<'a> View<'a> {
         })
     }
 
-    /// Whether any key's projection lies in `[lo, hi]`.
-    fn any_in(&self, lo: u64, hi: u64) -> Verdict {
+    /// The codes a key's projection in `[lo, hi]` may have.
+    fn codes_of(&self, lo: u64, hi: u64) -> Codes {
         let (lo, hi) = (lo.max(self.min), hi.min(self.max));
         if lo > hi {
-            return Verdict::Absent;
+            return Codes::Known(false);
         }
-        let log2 = self.params.range_log2();
+        let log2 = self.params.run_log2();
         let (first, last) = (lo >> log2, hi >> log2);
-        if last - first >= MAX_RUNS_PER_QUERY {
-            return Verdict::TooWide;
-        }
-        let universe = self.params.universe;
-        let codes = Sequence::new(self.layout, self.codes);
         let mask = low_mask(log2);
-        for run in first..=last {
-            let from = if run == first { lo & mask } else { 0 };
-            let to = if run == last { hi & mask } else { mask };
-            let base = run_base(run, universe);
-            let (start, end) = (wrap(base, from, universe), wrap(base, to, universe));
-            // `to − from < L ≤ r`: the codes are one interval, or two if they pass `r − 1` and wrap to 0.
-            let hit = if start <= end {
-                codes.any_in(start, end)
-            } else {
-                codes.any_in(start, universe - 1) || codes.any_in(0, end)
-            };
-            if hit {
-                return Verdict::MayContain;
+        let mut codes = Codes::Intervals([(0, 0); 4], 0);
+        match last - first {
+            0 => self.add_run(&mut codes, first, lo & mask, hi & mask),
+            1 => {
+                self.add_run(&mut codes, first, lo & mask, mask);
+                self.add_run(&mut codes, last, 0, hi & mask);
+            }
+            // The range covers run `first + 1` whole: more than `r / 2` codes.
+            _ => return Codes::Known(true),
+        }
+        codes
+    }
+
+    /// Adds the codes of `run` at offsets `from ..= to` (below `2^t ≤ r`) to `codes`: one interval, or two if they
+    /// pass `r − 1` and wrap to 0.
+    #[inline]
+    fn add_run(&self, codes: &mut Codes, run: u64, from: u64, to: u64) {
+        let Codes::Intervals(intervals, len) = codes else {
+            return;
+        };
+        let universe = self.params.universe;
+        let base = run_base(run, universe);
+        let (start, end) = (wrap(base, from, universe), wrap(base, to, universe));
+        let parts = if start <= end {
+            [Some((start, end)), None]
+        } else {
+            [Some((start, universe - 1)), Some((0, end))]
+        };
+        for part in parts.into_iter().flatten() {
+            if let Some(slot) = intervals.get_mut(*len) {
+                *slot = part;
+                *len += 1;
             }
         }
-        Verdict::Absent
     }
+
+    /// Whether a stored code is among `codes`.
+    #[inline]
+    fn holds(&self, codes: &Codes) -> bool {
+        match codes {
+            Codes::Known(answer) => *answer,
+            Codes::Intervals(intervals, len) => {
+                let sequence = Sequence::new(self.layout, self.codes);
+                intervals
+                    .iter()
+                    .take(*len)
+                    .any(|&(start, end)| sequence.any_in(start, end))
+            }
+        }
+    }
+
+    /// Starts fetching the lines [`holds`](Self::holds) will read for `codes`.
+    #[inline]
+    fn prefetch(&self, codes: &Codes) {
+        if let Codes::Intervals(intervals, len) = codes {
+            let sequence = Sequence::new(self.layout, self.codes);
+            for &(start, _) in intervals.iter().take(*len) {
+                sequence.prefetch(start);
+            }
+        }
+    }
+
+    /// The projected values `[lo, hi]` of the keys between `lower` and `upper`; `None` if no key can be.
+    fn values_between(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<(u64, u64)> {
+        let p = &self.projection;
+        let lo = match lower {
+            Bound::Unbounded => 0,
+            Bound::Included(a) => p.lower(a, false)?,
+            Bound::Excluded(a) => p.lower(a, true)?,
+        };
+        let hi = match upper {
+            Bound::Unbounded => u64::MAX,
+            Bound::Included(b) => p.upper(b, false)?,
+            Bound::Excluded(b) => p.upper(b, true)?,
+        };
+        Some((lo, hi))
+    }
+
+    /// The codes of the keys between `lower` and `upper`.
+    fn codes_between(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Codes {
+        match self.values_between(lower, upper) {
+            Some((lo, hi)) => self.codes_of(lo, hi),
+            None => Codes::Known(false), // a bound lies beyond every key
+        }
+    }
+}
+
+/// The codes a question asks about: its answer when that is known without reading the codes, or up to four
+/// intervals (two runs, each wrapping past `r − 1` at most once), of which the first `len` are used.
+enum Codes {
+    Known(bool),
+    Intervals([(u64, u64); 4], usize),
 }
 
 /// Whether `key` may have been added.
@@ -358,7 +469,7 @@ pub(crate) fn may_contain_key(params: &RangeParams, payload: &[u8], key: &[u8]) 
             None => false,
             Some(v) if v < view.min || v > view.max => false,
             Some(v) => {
-                let c = code(v, params.range_log2(), params.universe);
+                let c = code(v, params.run_log2(), params.universe);
                 Sequence::new(view.layout, view.codes).any_in(c, c)
             }
         },
@@ -371,74 +482,100 @@ pub(crate) fn may_contain_range(
     payload: &[u8],
     lower: Bound<&[u8]>,
     upper: Bound<&[u8]>,
-) -> Verdict {
-    let Some(view) = View::new(params, payload) else {
-        return if params.layout.is_some() {
-            Verdict::MayContain
-        } else {
-            Verdict::Absent
-        };
-    };
-    let p = &view.projection;
-    let lo = match lower {
-        Bound::Unbounded => Some(0),
-        Bound::Included(a) | Bound::Excluded(a) => p.lower(a),
-    };
-    let hi = match upper {
-        Bound::Unbounded => Some(u64::MAX),
-        Bound::Included(b) => p.upper(b, false),
-        Bound::Excluded(b) => p.upper(b, true),
-    };
-    match (lo, hi) {
-        (Some(lo), Some(hi)) => view.any_in(lo, hi),
-        _ => Verdict::Absent, // the bound lies beyond every key
+) -> bool {
+    match View::new(params, payload) {
+        Some(view) => view.holds(&view.codes_between(lower, upper)),
+        // An empty filter holds nothing; an unreadable one may hold anything.
+        None => params.layout.is_some(),
     }
 }
 
-/// The projection a builder chose: the alphabets and weights of its positions (`projection::choose`).
+/// A range of keys, as [`FilterBlock::may_contain_range_batch`](crate::FilterBlock::may_contain_range_batch) takes
+/// them: the lower and the upper bound.
+pub type KeyRange<'a> = (Bound<&'a [u8]>, Bound<&'a [u8]>);
+
+/// Ranges a batch question works on at a time: their lines are all on their way before the first is read.
+pub(crate) const RANGE_BATCH: usize = 16;
+
+/// Whether any key may lie in each of `ranges` (at most [`RANGE_BATCH`]; an empty range answers `false`), into
+/// `results`: every range's codes are found and their lines started on their way before any is read, so that the
+/// misses of the group overlap.
+pub(crate) fn may_contain_ranges(
+    params: &RangeParams,
+    payload: &[u8],
+    ranges: &[KeyRange<'_>],
+    results: &mut [bool],
+) {
+    let Some(view) = View::new(params, payload) else {
+        let answer = params.layout.is_some();
+        for (r, &(lower, upper)) in results.iter_mut().zip(ranges) {
+            *r = answer && !is_empty(lower, upper);
+        }
+        return;
+    };
+    let mut codes: [Codes; RANGE_BATCH] = core::array::from_fn(|_| Codes::Known(false));
+    for (c, &(lower, upper)) in codes.iter_mut().zip(ranges) {
+        if !is_empty(lower, upper) {
+            *c = view.codes_between(lower, upper);
+            view.prefetch(c);
+        }
+    }
+    for (r, c) in results.iter_mut().zip(&codes) {
+        *r = view.holds(c);
+    }
+}
+
+/// The projection a builder chose: the alphabets and weights of its positions (`projection::choose`), and the
+/// length of its longest key after the prefix.
 pub(crate) struct Chosen<'a> {
     pub(crate) prefix: &'a [u8],
+    pub(crate) longest: usize,
     pub(crate) alphabets: &'a [[u64; 4]],
     pub(crate) weights: &'a [u64],
 }
 
 /// Builds the payload for keys projected by `chosen` (a prefix of at most `u16::MAX` bytes) to `values`
 /// (non-decreasing), sized for ranges of `2^range_log2` (at most [`MAX_RANGE_LOG2`]) in a universe of `universe`
-/// codes (at least `2^range_log2` and at least `values.len()`), appending it to `out`. Returns the parameters and
-/// the number of distinct codes stored (the block's key count).
+/// codes (at least `2^range_log2` and at least `values.len()`, which is at most `2^32 − 1`), appending it to
+/// `out`. Returns the parameters and the number of distinct codes stored (the block's key count).
 pub(crate) fn build(
     chosen: &Chosen<'_>,
-    values: &[u64],
+    values: Vec<u64>,
     range_log2: u32,
     universe: u64,
     out: &mut Vec<u8>,
 ) -> (RangeParams, u64) {
-    let (Some(first), Some(last)) = (values.first(), values.last()) else {
-        let empty = RangeParams::new(range_log2.min(MAX_RANGE_LOG2), 0, 0, 0, 0);
+    let (Some(&first), Some(&last)) = (values.first(), values.last()) else {
+        let empty = RangeParams::new(range_log2.min(MAX_RANGE_LOG2), 0, 0, 0, Some(0), 0);
         #[expect(
             clippy::expect_used,
             reason = "an empty filter's parameters are valid for any clamped range_log2"
         )]
         return (empty.expect("valid empty parameters"), 0);
     };
-    let mut codes: Vec<u64> = values
-        .iter()
-        .map(|&v| code(v, range_log2, universe))
-        .collect();
-    codes.sort_unstable();
+    let run_log2 = run_log2(universe);
+    // The values become their codes in place: one buffer less to allocate and fault in.
+    let mut codes = values;
+    for c in &mut codes {
+        *c = code(*c, run_log2, universe);
+    }
+    radix::sort(&mut codes, universe, &mut Vec::new());
     codes.dedup();
     let n = codes.len() as u64;
+    let positions = chosen.weights.len();
     #[expect(
         clippy::expect_used,
         reason = "cannot fail under the documented preconditions (1 ≤ n ≤ values.len() ≤ universe, \
-                  2^range_log2 ≤ universe, a short prefix, at most MAX_POSITIONS positions), which the one \
-                  caller, the builder, establishes; writing an empty filter instead would lose every key"
+                  n ≤ 2^32 − 1, 2^range_log2 ≤ universe, a short prefix, at most MAX_POSITIONS positions), \
+                  which the one caller, the builder, establishes; writing an empty filter instead would lose \
+                  every key"
     )]
     let params = RangeParams::new(
         range_log2,
         universe,
         chosen.prefix.len(),
-        chosen.weights.len(),
+        positions,
+        (chosen.longest <= positions).then_some(chosen.longest),
         n,
     )
     .expect("the builder sizes a valid universe");

@@ -1,7 +1,7 @@
 //! The Range filter's policy: the range length and false-positive rate a writer sizes for.
 
 use super::MAX_RANGE_LOG2;
-use super::elias_fano::Layout;
+use super::elias_fano::{self, Layout};
 use crate::error::{UsageError, configured};
 
 /// Sizes [`FilterKind::Range`](crate::FilterKind::Range) filters, built by
@@ -11,7 +11,8 @@ use crate::error::{UsageError, configured};
 ///
 /// A filter of `n` keys gets the universe `r = ⌈n · L / ε⌉`; an empty range of `ℓ ≤ L` projected values then
 /// answers "may contain" with probability at most `ε · ℓ / L`, a point question with at most `ε / L`, for
-/// `log2(L / ε) + 2` to `+ 3` bits per key (Elias–Fano's rounding of `log2(r / n)`) and a quarter bit of samples.
+/// `log2(L / ε) + 2` to `+ 3` bits per key (Elias–Fano's rounding of `log2(r / n)`) and an eighth to a quarter bit
+/// of samples. Longer ranges are checked too, at the rate `ε · ℓ / L`.
 ///
 /// ```
 /// use sstfilter::RangePolicy;
@@ -106,13 +107,13 @@ impl RangePolicy {
     }
 
     /// The most distinct keys a filter of this policy can hold while keeping its rate: the universe
-    /// `⌈n · L / ε⌉` of its codes must fit in 64 bits. [`RangeFilterBuilder`](crate::RangeFilterBuilder) refuses
-    /// keys beyond it.
+    /// `⌈n · L / ε⌉` of its codes must fit in 64 bits, and a block holds at most `2^32 − 1` codes (FORMAT.md 4.5).
+    /// [`RangeFilterBuilder`](crate::RangeFilterBuilder) refuses keys beyond it.
     #[must_use]
     pub fn max_keys(&self) -> u64 {
         // One part in 2^52 below the exact quotient, so that the universe rounded up in floating point still fits.
         let max = u64::MAX as f64 * self.fpr / self.max_range_len() as f64 * (1.0 - f64::EPSILON);
-        max as u64
+        (max as u64).min(elias_fano::MAX_LEN)
     }
 
     /// The range length `L` the rate holds for, in projected values.

@@ -34,6 +34,8 @@ pub(crate) const WORD_RANKS_LEN: usize = 4;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Projection<'a> {
     pub(crate) prefix: &'a [u8],
+    /// The length of the longest key after the prefix, if every key's bytes after it are projected.
+    pub(crate) longest: Option<usize>,
     /// `m` alphabets of [`ALPHABET_LEN`] bytes.
     pub(crate) alphabets: &'a [u8],
     /// `m` word ranks of [`WORD_RANKS_LEN`] bytes.
@@ -95,10 +97,18 @@ impl<'a> Projection<'a> {
                 .map_or(0, u64::from_le_bytes);
             let bit = u32::from(byte % 64);
             let member = word >> bit & 1 == 1;
-            let below = (word & ((1u64 << bit) - 1)).count_ones();
+            // A full word (every byte value occurs, as in binary keys) ranks without a count of bits, which the
+            // default x86-64 target makes a dozen instructions.
+            let below = if word == u64::MAX {
+                bit
+            } else {
+                (word & ((1u64 << bit) - 1)).count_ones()
+            };
             let rank = u32::from(ranks.get(w).copied().unwrap_or(0)) + below;
             let weight = u64::from_le_bytes(weight.try_into().unwrap_or_default());
-            acc = acc.saturating_add(u128::from(rank) * u128::from(weight));
+            // No overflow, even on corrupt bytes: at most 16 terms, each below 2^9 · 2^64. A plain sum, where a
+            // saturating one would put two conditional moves on the chain of dependent additions.
+            acc += u128::from(rank) * u128::from(weight);
             if !member {
                 return Digits::Between(acc);
             }
@@ -119,13 +129,18 @@ impl<'a> Projection<'a> {
         }
     }
 
-    /// The least value of a key `≥ a` (excluded bounds project like included ones: `a` followed by zero bytes
-    /// projects where `a` does); `None` if every key is below `a`.
-    pub(crate) fn lower(&self, a: &[u8]) -> Option<u64> {
+    /// The least value of a key `≥ a` (`> a` if `excluded`); `None` if every key is below it.
+    pub(crate) fn lower(&self, a: &[u8], excluded: bool) -> Option<u64> {
         match self.against(a) {
             Against::Below => Some(0),
             Against::Above => None,
             Against::After(suffix) => match self.digits(suffix) {
+                // A key above `a` with `a`'s value agrees with `a` (zero-padded) on every projected position, so it
+                // is `a` followed by more bytes. When no key is longer after the prefix than `a`, none is: every
+                // key above `a` projects above its value.
+                Digits::Exact(v) if excluded && self.longest.is_some_and(|k| suffix.len() >= k) => {
+                    u64::try_from(v + 1).ok()
+                }
                 Digits::Exact(v) | Digits::Between(v) => u64::try_from(v).ok(),
             },
         }
@@ -205,13 +220,18 @@ pub(crate) fn values(
 }
 
 /// The projection a writer chooses for keys whose bytes after the prefix are `windows` (each
-/// [`MAX_POSITIONS`] bytes, zero-padded): per position the alphabet of the bytes there, as many positions as keep
-/// the product of the alphabet sizes within 2^64, and the weights. Returns the alphabets (32 bytes each) and the
-/// weights.
-pub(crate) fn choose(windows: &[[u8; MAX_POSITIONS]]) -> (Vec<[u64; 4]>, Vec<u64>) {
-    let mut alphabets = vec![[0u64; 4]; MAX_POSITIONS];
+/// [`MAX_POSITIONS`] bytes, zero-padded; at least one), at most `longest` of them each: per position the alphabet of
+/// the bytes there, as many positions as keep the product of the alphabet sizes within 2^64, and the weights.
+/// Returns the alphabets (32 bytes each) and the weights.
+pub(crate) fn choose(windows: &[[u8; MAX_POSITIONS]], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>) {
+    // Past the longest key every window is padding: the alphabet `{0}`, without reading a byte.
+    let mut alphabets = vec![[1u64, 0, 0, 0]; MAX_POSITIONS];
+    let read = longest.min(MAX_POSITIONS);
+    for a in alphabets.iter_mut().take(read) {
+        *a = [0; 4];
+    }
     for window in windows {
-        for (alphabet, &b) in alphabets.iter_mut().zip(window) {
+        for (alphabet, &b) in alphabets.iter_mut().zip(window).take(read) {
             if let Some(w) = alphabet.get_mut(usize::from(b / 64)) {
                 *w |= 1 << (b % 64);
             }
@@ -256,13 +276,22 @@ pub(crate) fn choose(windows: &[[u8; MAX_POSITIONS]]) -> (Vec<[u64; 4]>, Vec<u64
 }
 
 /// Grafite's hash (Costa, Ferragina & Vinciguerra, SIGMOD 2024) of a projected value `v` into `0..universe`:
-/// `(q(v >> range_log2) + (v mod 2^range_log2)) mod universe`, with `q(i) = fastrange64(mix(i + φ), universe)`.
-/// Values in one aligned run of `2^range_log2` keep their distances (a range inside the run is a run of codes),
-/// and runs land at independent random offsets. Requires `universe ≥ 1`.
+/// `(q(v >> run_log2) + (v mod 2^run_log2)) mod universe`, with `q(i) = fastrange64(mix(i + φ), universe)`.
+/// Values in one aligned run of `2^run_log2` keep their distances (a range inside the run is a run of codes),
+/// and runs land at independent random offsets. Requires `universe ≥ 1` and `2^run_log2 ≤ universe`.
 #[inline]
-pub(crate) fn code(v: u64, range_log2: u32, universe: u64) -> u64 {
-    let offset = v & low_mask(range_log2);
-    wrap(run_base(v >> range_log2, universe), offset, universe)
+pub(crate) fn code(v: u64, run_log2: u32, universe: u64) -> u64 {
+    let offset = v & low_mask(run_log2);
+    wrap(run_base(v >> run_log2, universe), offset, universe)
+}
+
+/// The runs' length, as a power of two: the largest `2^t ≤ universe` (Grafite's runs are as long as the
+/// universe; a power of two no shorter than half of it keeps a run's offsets distinct codes with a shift instead of
+/// a division, and a range of `ℓ ≤ L` crosses into a second run only with probability `ℓ / 2^t ≤ 2 · ε / n`).
+/// Requires `universe ≥ 1`.
+#[inline]
+pub(crate) const fn run_log2(universe: u64) -> u32 {
+    63 - universe.leading_zeros()
 }
 
 /// `q(run)`: where the run of values `run · 2^range_log2 ..` starts among the codes.

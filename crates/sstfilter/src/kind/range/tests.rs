@@ -11,7 +11,7 @@ use core::ops::Bound::{self, Excluded, Included, Unbounded};
 use super::*;
 use crate::format::TRAILER_LEN;
 use crate::math::splitmix64;
-use crate::{FilterBlock, KindParams, RangeFilterBuilder, RangePolicy};
+use crate::{Answer, FilterBlock, KindParams, RangeFilterBuilder, RangePolicy};
 
 fn block(policy: RangePolicy, keys: &[Vec<u8>]) -> Vec<u8> {
     let mut b = RangeFilterBuilder::new(policy);
@@ -56,7 +56,8 @@ fn universe(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
 
 /// Every range between two strings of a small universe (each bound included, excluded or unbounded) answers
 /// "may contain" whenever a key lies in it, and every key answers a point question, for key sets of every
-/// density, with and without a common prefix, at range lengths from 1 to 2^56.
+/// density, with and without a common prefix, at range lengths from 1 to 2^56; the batch question answers each
+/// range as the single question does.
 #[test]
 fn no_range_holding_a_key_is_ever_absent() {
     let mut state = 1u64;
@@ -85,9 +86,13 @@ fn no_range_holding_a_key_is_ever_absent() {
                     for k in &keys {
                         assert!(f.may_contain(k), "{k:?}");
                     }
+                    let mut batch = vec![Answer::Absent; bounds.len()];
                     for &lower in &bounds {
-                        for &upper in &bounds {
+                        let ranges: Vec<_> = bounds.iter().map(|&upper| (lower, upper)).collect();
+                        f.may_contain_range_batch(&ranges, &mut batch);
+                        for (&upper, &batched) in bounds.iter().zip(&batch) {
                             let answer = f.may_contain_range(lower, upper);
+                            assert_eq!(batched, answer, "batch {lower:?}..{upper:?}");
                             questions += 1;
                             if keys.iter().any(|k| in_range(k, lower, upper)) {
                                 assert!(
@@ -117,8 +122,8 @@ fn integer_block(policy: RangePolicy, keys: &[u64]) -> Vec<u8> {
     block(policy, &keys)
 }
 
-/// Empty ranges of length 1 to L answer "may contain" at no more than the bound `n · ℓ / r` (within sampling
-/// error), and well above half of it (the bound is tight: most empty ranges are far from every key).
+/// Empty ranges of length 1 to 64·L answer "may contain" at no more than the bound `min(1, n · ℓ / r)` (within
+/// sampling error), and well above half of it (the bound is tight: most empty ranges are far from every key).
 #[test]
 fn empty_range_rate_follows_the_bound() {
     let keys = integer_keys(20_000, 11);
@@ -129,7 +134,13 @@ fn empty_range_rate_follows_the_bound() {
         let KindParams::Range(p) = *f.params() else {
             panic!("a Range block");
         };
-        for len_log2 in [0u32, range_log2 / 2, range_log2] {
+        for len_log2 in [
+            0u32,
+            range_log2 / 2,
+            range_log2,
+            range_log2 + 4,
+            range_log2 + 6,
+        ] {
             let len = 1u64 << len_log2;
             let bound = p.range_fpr(f.num_keys(), len);
             let (mut tried, mut positives, mut state) = (0u64, 0u64, 99u64);
@@ -162,6 +173,40 @@ fn empty_range_rate_follows_the_bound() {
             );
         }
     }
+}
+
+/// "The keys after `k`", for `k` a stored key of one length: the excluded bound leaves `k` out, so the range up to
+/// just before the next key answers "absent" at the bound's rate, where an included one always holds `k`.
+#[test]
+fn an_excluded_lower_bound_at_a_key_leaves_it_out() {
+    let keys = integer_keys(20_000, 17);
+    let policy = RangePolicy::new(1 << 8, 0.01);
+    let f = FilterBlock::open(integer_block(policy, &keys)).unwrap();
+    let KindParams::Range(p) = *f.params() else {
+        panic!("a Range block");
+    };
+    assert_eq!(p.longest_key(), Some(8));
+    let (mut tried, mut positives) = (0u64, 0u64);
+    for pair in keys.windows(2) {
+        let k = pair[0].to_be_bytes();
+        // The gaps are about 2^50: ranges of the full length L after each key.
+        let hi = (pair[0] + 256).min(pair[1] - 1).to_be_bytes();
+        assert!(
+            f.may_contain_range(Included(&k), Included(&hi))
+                .may_contain()
+        );
+        positives += u64::from(
+            f.may_contain_range(Excluded(&k), Included(&hi))
+                .may_contain(),
+        );
+        tried += 1;
+    }
+    let rate = positives as f64 / tried as f64;
+    let bound = p.range_fpr(f.num_keys(), 256);
+    assert!(
+        rate <= bound + 4.0 * (bound / tried as f64).sqrt(),
+        "{rate} > {bound}"
+    );
 }
 
 #[test]
@@ -229,9 +274,8 @@ fn empty_and_single_key_filters() {
                     .may_contain()
             );
         }
-        // An excluded lower bound projects like an included one (`key\0` would project where `key` does): sound,
-        // and answers "may contain" here; an excluded upper bound at the key leaves it out.
-        assert!(f.may_contain_range(Excluded(key), Unbounded).may_contain());
+        // No key is longer than the only one: an excluded bound at the key leaves it out, below and above.
+        assert!(!f.may_contain_range(Excluded(key), Unbounded).may_contain());
         assert!(!f.may_contain_range(Unbounded, Excluded(key)).may_contain());
     }
 }
@@ -246,6 +290,56 @@ fn out_of_order_keys_are_refused_and_duplicates_counted_once() {
     assert_eq!(b.len(), 2);
     let f = FilterBlock::open(b.finish()).unwrap();
     assert_eq!(f.num_keys(), 2);
+}
+
+/// The order check compares windows when the prefix holds: for every pair of strings of a small universe (with
+/// zero bytes, proper prefixes, strings longer than a window and shared prefixes that shrink), the builder refuses
+/// exactly the smaller second key, counts an equal one once, and takes a larger one.
+#[test]
+fn the_order_check_agrees_with_byte_order_on_every_pair() {
+    let mut strings: Vec<Vec<u8>> = universe(b"\x00a", 3)
+        .into_iter()
+        .flat_map(|s| {
+            let long = [&b"p/"[..], &s, &[b'z'; 17]].concat();
+            [[&b"p/"[..], &s].concat(), s, long]
+        })
+        .collect();
+    strings.sort();
+    strings.dedup();
+    // With the empty key first, the prefix is empty; without it, the prefix is the first key, and a second key
+    // that does not extend it shortens it.
+    for lead in [true, false] {
+        for first in &strings {
+            for second in &strings {
+                let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01));
+                if lead {
+                    b.add_key(b"").unwrap();
+                }
+                b.add_key(first).unwrap();
+                let before = b.len();
+                let added = b.add_key(second);
+                match second.cmp(first) {
+                    core::cmp::Ordering::Less => {
+                        assert_eq!(
+                            added,
+                            Err(crate::UsageError::KeysOutOfOrder),
+                            "{first:?} {second:?}"
+                        );
+                    }
+                    core::cmp::Ordering::Equal => assert_eq!((added, b.len()), (Ok(()), before)),
+                    core::cmp::Ordering::Greater => {
+                        assert_eq!(
+                            (added, b.len()),
+                            (Ok(()), before + 1),
+                            "{first:?} {second:?}"
+                        );
+                        let f = FilterBlock::open(b.finish()).unwrap();
+                        assert!(f.may_contain(first) && f.may_contain(second));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The prefix shrinks as keys arrive; values projected under a longer prefix are re-projected at the end and agree
@@ -315,10 +409,31 @@ fn decode_rejects_every_inconsistent_field() {
         })
     ));
     assert!(matches!(
-        with(5, 1),
+        with(6, 1),
         Err(Error::BadParams {
             field: "reserved parameter byte",
-            found: 5,
+            found: 6,
+            ..
+        })
+    ));
+    // The longest key: at most the positions, or 255.
+    assert_eq!(p.longest_key(), Some(usize::from(encoded[5])));
+    assert!(matches!(
+        with(5, encoded[4] + 1),
+        Err(Error::BadParams {
+            field: "longest_key",
+            ..
+        })
+    ));
+    assert!(with(5, encoded[4]).is_ok());
+    assert_eq!(with(5, 255).map(|p| p.longest_key()), Ok(None));
+    // A sample counts values in a u32: 2^32 codes are refused.
+    let mut huge = encoded;
+    huge[8..].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(matches!(
+        RangeParams::decode(&huge, len, 1 << 32),
+        Err(Error::BadParams {
+            field: "num_keys",
             ..
         })
     ));
