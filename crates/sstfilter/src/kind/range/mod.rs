@@ -429,25 +429,9 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The projected values `[lo, hi]` of the keys between `lower` and `upper`; `None` if no key can be.
-    fn values_between(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<(u64, u64)> {
-        let p = &self.projection;
-        let lo = match lower {
-            Bound::Unbounded => 0,
-            Bound::Included(a) => p.lower(a, false)?,
-            Bound::Excluded(a) => p.lower(a, true)?,
-        };
-        let hi = match upper {
-            Bound::Unbounded => u64::MAX,
-            Bound::Included(b) => p.upper(b, false)?,
-            Bound::Excluded(b) => p.upper(b, true)?,
-        };
-        Some((lo, hi))
-    }
-
     /// The codes of the keys between `lower` and `upper`.
     fn codes_between(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Codes {
-        match self.values_between(lower, upper) {
+        match self.projection.bounds(lower, upper) {
             Some((lo, hi)) => self.codes_of(lo, hi),
             None => Codes::Known(false), // a bound lies beyond every key
         }

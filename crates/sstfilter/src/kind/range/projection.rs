@@ -15,6 +15,7 @@
 //! just under as an upper bound).
 
 use core::cmp::Ordering;
+use core::ops::Bound;
 
 use crate::math::{fastrange64, splitmix64};
 
@@ -77,17 +78,49 @@ impl<'a> Projection<'a> {
         }
     }
 
-    /// The digits of `suffix` (the bytes after the prefix, zero-padded): per position, the word of the alphabet
-    /// that holds the byte says whether the byte is in it, and its bits below the byte plus the word's rank give
-    /// the byte's rank.
+    /// The digits of `suffix` (the bytes after the prefix, zero-padded).
     #[inline]
     fn digits(&self, suffix: &[u8]) -> Digits {
-        let mut acc = 0u128;
-        let positions = self
-            .alphabets
+        Self::finish(self.steps(suffix, 0, MAX_POSITIONS, 0))
+    }
+
+    /// The digits of two suffixes, their common leading bytes read once: the two bounds of a short range share all
+    /// but their last few.
+    #[inline]
+    fn digit_pair(&self, a: &[u8], b: &[u8]) -> (Digits, Digits) {
+        let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        match self.steps(a, 0, common, 0) {
+            // Stopped at a byte both have: both stop there.
+            Err(v) => (Digits::Between(v), Digits::Between(v)),
+            Ok(acc) => (
+                Self::finish(self.steps(a, common, MAX_POSITIONS, acc)),
+                Self::finish(self.steps(b, common, MAX_POSITIONS, acc)),
+            ),
+        }
+    }
+
+    fn finish(steps: Result<u128, u128>) -> Digits {
+        match steps {
+            Ok(v) => Digits::Exact(v),
+            Err(v) => Digits::Between(v),
+        }
+    }
+
+    /// The reading of `suffix` (zero-padded) at positions `from..to`, `acc` being the sum of the steps before:
+    /// per position, the word of the alphabet that holds the byte says whether the byte is in it, and its bits
+    /// below the byte plus the word's rank give the byte's rank. `Ok` with the sum if every byte read is in its
+    /// alphabet, `Err` with the sum up to the first that is not (its step included).
+    #[inline]
+    fn steps(&self, suffix: &[u8], from: usize, to: usize, mut acc: u128) -> Result<u128, u128> {
+        let to = to.min(self.positions());
+        let from = from.min(to);
+        let part =
+            |table: &'a [u8], len: usize| table.get(len * from..len * to).unwrap_or_default();
+        let positions = part(self.alphabets, ALPHABET_LEN)
             .chunks_exact(ALPHABET_LEN)
-            .zip(self.ranks.chunks_exact(WORD_RANKS_LEN))
-            .zip(self.weights.chunks_exact(8));
+            .zip(part(self.ranks, WORD_RANKS_LEN).chunks_exact(WORD_RANKS_LEN))
+            .zip(part(self.weights, 8).chunks_exact(8));
+        let suffix = suffix.get(from..).unwrap_or_default();
         for (j, ((alphabet, ranks), weight)) in positions.enumerate() {
             let byte = suffix.get(j).copied().unwrap_or(0);
             let w = usize::from(byte / 64);
@@ -110,10 +143,10 @@ impl<'a> Projection<'a> {
             // saturating one would put two conditional moves on the chain of dependent additions.
             acc += u128::from(rank) * u128::from(weight);
             if !member {
-                return Digits::Between(acc);
+                return Err(acc);
             }
         }
-        Digits::Exact(acc)
+        Ok(acc)
     }
 
     /// The projected value of a key, or `None` if `key` cannot be one (outside the prefix, or a byte outside its
@@ -129,39 +162,73 @@ impl<'a> Projection<'a> {
         }
     }
 
-    /// The least value of a key `≥ a` (`> a` if `excluded`); `None` if every key is below it.
-    pub(crate) fn lower(&self, a: &[u8], excluded: bool) -> Option<u64> {
-        match self.against(a) {
-            Against::Below => Some(0),
-            Against::Above => None,
-            Against::After(suffix) => match self.digits(suffix) {
-                // A key above `a` with `a`'s value agrees with `a` (zero-padded) on every projected position, so it
-                // is `a` followed by more bytes. When no key is longer after the prefix than `a`, none is: every
-                // key above `a` projects above its value.
-                Digits::Exact(v) if excluded && self.longest.is_some_and(|k| suffix.len() >= k) => {
-                    u64::try_from(v + 1).ok()
-                }
-                Digits::Exact(v) | Digits::Between(v) => u64::try_from(v).ok(),
-            },
+    /// The projected values `[lo, hi]` of the keys between `lower` and `upper`; `None` if no key can be.
+    #[inline]
+    pub(crate) fn bounds(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<(u64, u64)> {
+        let (a, b) = (self.bound(lower), self.bound(upper));
+        let (lo_digits, hi_digits) = match (&a, &b) {
+            (Some(Against::After(x)), Some(Against::After(y))) => {
+                let (dx, dy) = self.digit_pair(x, y);
+                (Some(dx), Some(dy))
+            }
+            _ => (None, None),
+        };
+        let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
+        let lo = match a {
+            None => 0,
+            Some(Against::Below) => 0,
+            Some(Against::Above) => return None,
+            Some(Against::After(suffix)) => {
+                let digits = lo_digits.unwrap_or_else(|| self.digits(suffix));
+                self.lower(suffix, digits, excluded(lower))?
+            }
+        };
+        let hi = match b {
+            None => u64::MAX,
+            Some(Against::Below) => return None,
+            Some(Against::Above) => u64::MAX,
+            Some(Against::After(suffix)) => {
+                let digits = hi_digits.unwrap_or_else(|| self.digits(suffix));
+                self.upper(suffix, digits, excluded(upper))?
+            }
+        };
+        Some((lo, hi))
+    }
+
+    fn bound<'x>(&self, bound: Bound<&'x [u8]>) -> Option<Against<'x>> {
+        match bound {
+            Bound::Included(x) | Bound::Excluded(x) => Some(self.against(x)),
+            Bound::Unbounded => None,
         }
     }
 
-    /// The greatest value of a key `≤ b` (`< b` if `excluded`); `None` if every key is above it.
-    pub(crate) fn upper(&self, b: &[u8], excluded: bool) -> Option<u64> {
-        match self.against(b) {
-            Against::Below => None,
-            Against::Above => Some(u64::MAX),
-            Against::After(suffix) => match self.digits(suffix) {
-                // A key below `b` with `b`'s value is `b` cut before trailing zero bytes, or agrees with `b` past
-                // the projected positions: when all of `b` is projected and it does not end with a zero byte,
-                // every key below it projects below its value.
-                Digits::Exact(v) if excluded && strict(suffix, self.positions()) => {
-                    v.checked_sub(1).map(clamp)
-                }
-                Digits::Exact(v) => Some(clamp(v)),
-                // Keys sharing the digits before the unknown byte and below it in that byte end just under `v`.
-                Digits::Between(v) => v.checked_sub(1).map(clamp),
-            },
+    /// The least value of a key `≥ a` (`> a` if `excluded`), for `a` = the prefix, `suffix`, whose digits are
+    /// `digits`; `None` if every key is below it.
+    fn lower(&self, suffix: &[u8], digits: Digits, excluded: bool) -> Option<u64> {
+        match digits {
+            // A key above `a` with `a`'s value agrees with `a` (zero-padded) on every projected position, so it is
+            // `a` followed by more bytes. When no key is longer after the prefix than `a`, none is: every key
+            // above `a` projects above its value.
+            Digits::Exact(v) if excluded && self.longest.is_some_and(|k| suffix.len() >= k) => {
+                u64::try_from(v + 1).ok()
+            }
+            Digits::Exact(v) | Digits::Between(v) => u64::try_from(v).ok(),
+        }
+    }
+
+    /// The greatest value of a key `≤ b` (`< b` if `excluded`), for `b` = the prefix, `suffix`, whose digits are
+    /// `digits`; `None` if every key is above it.
+    fn upper(&self, suffix: &[u8], digits: Digits, excluded: bool) -> Option<u64> {
+        match digits {
+            // A key below `b` with `b`'s value is `b` cut before trailing zero bytes, or agrees with `b` past the
+            // projected positions: when all of `b` is projected and it does not end with a zero byte, every key
+            // below it projects below its value.
+            Digits::Exact(v) if excluded && strict(suffix, self.positions()) => {
+                v.checked_sub(1).map(clamp)
+            }
+            Digits::Exact(v) => Some(clamp(v)),
+            // Keys sharing the digits before the unknown byte and below it in that byte end just under `v`.
+            Digits::Between(v) => v.checked_sub(1).map(clamp),
         }
     }
 }
