@@ -205,13 +205,19 @@ impl TableRecipe {
                 );
             }
             let (lowers, uppers) = bounds_around(&sorted, i);
-            for &lower in &lowers {
-                for &upper in &uppers {
-                    lost(
-                        &format!("{lower:?}..{upper:?}"),
-                        filter.may_contain_range(lower, upper, &loader),
-                    );
-                }
+            let ranges: Vec<_> = lowers
+                .iter()
+                .flat_map(|&lower| uppers.iter().map(move |&upper| (lower, upper)))
+                .collect();
+            let mut batch = vec![Answer::Absent; ranges.len()];
+            filter.may_contain_range_batch(&ranges, &loader, &mut batch);
+            for (&(lower, upper), batched) in ranges.iter().zip(batch) {
+                let single = filter.may_contain_range(lower, upper, &loader);
+                assert_eq!(
+                    batched, single,
+                    "{what}: the batch answers {lower:?}..{upper:?} otherwise"
+                );
+                lost(&format!("{lower:?}..{upper:?}"), single);
             }
         }
     }

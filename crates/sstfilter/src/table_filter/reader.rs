@@ -8,7 +8,7 @@ use crate::answer::{Answer, Unfiltered};
 use crate::error::Error;
 use crate::format::is_partition_index;
 use crate::hash::{KeyHash, key_hash};
-use crate::kind::range;
+use crate::kind::range::{self, KeyRange};
 use crate::partitioned::{Loaded, Partition, PartitionLoader, PartitionedFilter};
 use crate::prefix::{PrefixExtractor, PrefixProbe};
 use crate::reader::FilterBlock;
@@ -278,6 +278,48 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
         upper: Bound<&[u8]>,
         loader: &L,
     ) -> Answer {
+        self.range_question(lower, upper, loader, || self.range_answer(lower, upper))
+    }
+
+    /// [`may_contain_range`](Self::may_contain_range) for each of `ranges`, into `results` (as many as fit): the
+    /// range filter answers a group of ranges at a time, their cache lines all on their way before it reads the
+    /// first (see [`FilterBlock::may_contain_range_batch`]); each answer, and what the statistics count, equals the
+    /// single question's.
+    pub fn may_contain_range_batch<L: PartitionLoader + ?Sized>(
+        &self,
+        ranges: &[KeyRange<'_>],
+        loader: &L,
+        results: &mut [Answer],
+    ) {
+        let mut from_block = [Answer::Absent; range::RANGE_BATCH];
+        for (ranges, results) in ranges
+            .chunks(range::RANGE_BATCH)
+            .zip(results.chunks_mut(range::RANGE_BATCH))
+        {
+            match &self.range {
+                Some(Ok(block)) => block.may_contain_range_batch(ranges, &mut from_block),
+                _ => {
+                    for (answer, &(lower, upper)) in from_block.iter_mut().zip(ranges) {
+                        *answer = self.range_answer(lower, upper);
+                    }
+                }
+            }
+            for ((result, &(lower, upper)), &answer) in
+                results.iter_mut().zip(ranges).zip(&from_block)
+            {
+                *result = self.range_question(lower, upper, loader, || answer);
+            }
+        }
+    }
+
+    /// A range question, the range filter's answer given by `range_answer` (asked only if needed).
+    fn range_question<L: PartitionLoader + ?Sized>(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        loader: &L,
+        range_answer: impl FnOnce() -> Answer,
+    ) -> Answer {
         if range::is_empty(lower, upper) {
             return self.count(Answer::Absent);
         }
@@ -291,7 +333,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
             Some(key) => self.key_answer(&KeyProbe::new(key), loader),
             None => Answer::Unfiltered(Unfiltered::NoRangeFilter),
         };
-        self.count(combine(self.range_answer(lower, upper), point))
+        self.count(combine(range_answer(), point))
     }
 
     /// The point filter.
