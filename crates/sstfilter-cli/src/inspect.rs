@@ -582,13 +582,18 @@ fn describe(params: &KindParams) -> String {
             p.num_probes()
         ),
         KindParams::Range(p) => format!(
-            "range filter for ranges of up to 2^{} projected values: universe {}, {} low bits per code, {} \
-             projected positions after a {}-byte common prefix",
+            "range filter sized for ranges of 2^{} projected values: universe {} (runs of 2^{}), {} low bits per \
+             code, {} projected positions after a {}-byte common prefix, {}",
             p.range_log2(),
             thousands(p.universe()),
+            p.run_log2(),
             p.lower_bits(),
             p.positions(),
-            p.prefix_len()
+            p.prefix_len(),
+            match p.longest_key() {
+                Some(k) => format!("keys at most {k} bytes after it"),
+                None => "keys longer than the projected positions".to_owned(),
+            }
         ),
         other => format!("{other:?}"),
     }
