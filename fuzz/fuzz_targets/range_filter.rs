@@ -95,7 +95,10 @@ fuzz_target!(|input: Input| {
         filter.may_contain_range_batch(&ranges, &mut batch);
         for (&upper, &batched) in bounds.iter().zip(&batch) {
             let answer = filter.may_contain_range(lower, upper);
-            assert_eq!(batched, answer, "the batch answers {lower:?}..{upper:?} otherwise");
+            assert_eq!(
+                batched, answer,
+                "the batch answers {lower:?}..{upper:?} otherwise"
+            );
             if keys.iter().any(|k| inside(k, lower, upper)) {
                 assert!(
                     answer.may_contain(),
