@@ -181,15 +181,8 @@ impl<'a> Sequence<'a> {
     #[inline]
     pub(crate) fn prefetch(&self, lo: u64) {
         // The bucket before `lo`'s ends where its first value's bit starts: the sample below that zero-bit.
-        if let Some(rank) = (lo >> self.layout.lower_bits).checked_sub(1)
-            && let Some(before) = self.sample(rank / ZEROS_PER_SAMPLE)
-        {
-            let sampled = rank - rank % ZEROS_PER_SAMPLE;
-            self.prefetch_near(
-                before.saturating_add(sampled),
-                before,
-                rank % ZEROS_PER_SAMPLE,
-            );
+        if let Some(rank) = (lo >> self.layout.lower_bits).checked_sub(1) {
+            let _ = self.sampled(rank);
         }
     }
 
@@ -248,6 +241,16 @@ impl<'a> Sequence<'a> {
         }
     }
 
+    /// The position of the sampled zero-bit at or below rank `rank`, with the lines the query reads after it started
+    /// on their way.
+    #[inline]
+    fn sampled(&self, rank: u64) -> Option<u64> {
+        let before = self.sample(rank / ZEROS_PER_SAMPLE)?;
+        let start = before.checked_add(rank - rank % ZEROS_PER_SAMPLE)?;
+        self.prefetch_near(start, before, rank % ZEROS_PER_SAMPLE);
+        Some(start)
+    }
+
     /// Starts fetching the lines a query will read after a sample: from the sampled zero-bit at `start` (with
     /// `before` values before it), the upper words up to about `zeros` zero-bits further, and the low bits of the
     /// values about there. Both are estimated with the mean number of values a bucket, `n / B`; a value's low bits
@@ -256,11 +259,8 @@ impl<'a> Sequence<'a> {
     /// neighbours; further off, a fetch is wasted, never an answer.
     #[inline]
     fn prefetch_near(&self, start: u64, before: u64, zeros: u64) {
-        let ones = u64::try_from(
-            u128::from(zeros) * u128::from(self.layout.len)
-                / u128::from(self.layout.buckets.max(1)),
-        )
-        .unwrap_or(u64::MAX);
+        // In 64 bits (a 128-bit division is a library call): `zeros < 256` and `len < 2^32`.
+        let ones = zeros.saturating_mul(self.layout.len) / self.layout.buckets.max(1);
         let bit = |b: u64| usize::try_from(b / 8).unwrap_or(usize::MAX);
         prefetch(
             self.upper,
@@ -343,11 +343,8 @@ impl<'a> Sequence<'a> {
 
     /// The position of the zero-bit of rank `rank` (counting from 0) in the upper vector.
     fn select_zero(&self, rank: u64) -> Option<u64> {
-        let sampled = rank - rank % ZEROS_PER_SAMPLE;
-        let before = self.sample(rank / ZEROS_PER_SAMPLE)?;
-        let start = before.checked_add(sampled)?;
+        let start = self.sampled(rank)?;
         let mut left = rank % ZEROS_PER_SAMPLE; // zeros to pass from the sampled one (which counts as the first)
-        self.prefetch_near(start, before, left);
         let mut index = start / 64;
         let mut zeros = !Self::word(self.upper, index)? & (u64::MAX << (start % 64));
         loop {

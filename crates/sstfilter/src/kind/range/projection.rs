@@ -99,6 +99,7 @@ impl<'a> Projection<'a> {
         }
     }
 
+    /// The digits of a reading [`steps`](Self::steps) finished: exact if it read every position.
     fn finish(steps: Result<u128, u128>) -> Digits {
         match steps {
             Ok(v) => Digits::Exact(v),
