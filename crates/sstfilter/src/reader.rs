@@ -76,8 +76,12 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     pub fn open_unverified(bytes: B) -> Result<Self> {
         let block = bytes.as_ref();
         let (payload_len, trailer) = Trailer::decode(block)?;
-        let params =
-            KindParams::decode(trailer.kind, &trailer.params, payload_len, trailer.num_keys)?;
+        let params = KindParams::decode(
+            trailer.kind,
+            &trailer.params,
+            format::payload(block, payload_len),
+            trailer.num_keys,
+        )?;
         let by_key = params.by_key();
         if by_key.is_some() && trailer.flags != 0 {
             // A kind that stores keys holds no prefix hashes (FORMAT.md 4.5).

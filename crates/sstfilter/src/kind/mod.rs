@@ -269,13 +269,15 @@ impl KindParams {
         }
     }
 
-    /// Decodes and validates the parameters of `kind` against the payload length and key count.
+    /// Decodes and validates the parameters of `kind` against the payload's length and the key count (a Range
+    /// filter also notes what its payload tells queries: [`RangeParams::reading`]).
     pub(crate) fn decode(
         kind: FilterKind,
         params: &[u8; PARAMS_LEN],
-        payload_len: usize,
+        payload: &[u8],
         num_keys: u64,
     ) -> Result<Self> {
+        let payload_len = payload.len();
         match kind {
             FilterKind::BlockedBloom => BlockedBloomParams::decode(params, payload_len, num_keys)
                 .map(KindParams::BlockedBloom),
@@ -285,9 +287,8 @@ impl KindParams {
             FilterKind::StandardBloom => {
                 StandardBloomParams::decode(params, payload_len).map(KindParams::StandardBloom)
             }
-            FilterKind::Range => {
-                RangeParams::decode(params, payload_len, num_keys).map(KindParams::Range)
-            }
+            FilterKind::Range => RangeParams::decode(params, payload_len, num_keys)
+                .map(|p| KindParams::Range(p.reading(payload))),
         }
     }
 }

@@ -46,8 +46,8 @@ use crate::le::LeReader;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
 use projection::{
-    ALPHABET_LEN, MAX_POSITIONS, Projection, WORD_RANKS_LEN, code, low_mask, run_base, run_log2,
-    wrap,
+    ALPHABET_LEN, MAX_POSITIONS, Projection, Verbatim, WORD_RANKS_LEN, code, low_mask, run_base,
+    run_log2, wrap,
 };
 
 /// The longest range a filter may be sized for, as a power of two: `2^56`, which leaves the universe room above
@@ -78,6 +78,9 @@ pub struct RangeParams {
     universe: u64,
     /// The codes' layout; `None` for a filter of no keys.
     layout: Option<Layout>,
+    /// The projection's verbatim run: not stored in the trailer, but read from the payload when the block is opened
+    /// (none until then).
+    verbatim: Verbatim,
 }
 
 impl RangeParams {
@@ -125,7 +128,17 @@ impl RangeParams {
             longest,
             universe,
             layout,
+            verbatim: Verbatim::NONE,
         })
+    }
+
+    /// These parameters with what `payload` (the block's, which `decode` measured) tells queries beyond the trailer:
+    /// the projection's verbatim positions.
+    pub(crate) fn reading(mut self, payload: &[u8]) -> Self {
+        if let Some(view) = View::new(&self, payload) {
+            self.verbatim = view.projection.verbatim();
+        }
+        self
     }
 
     /// The range length the filter was sized for, `L = 2^range_log2`, in projected values.
@@ -354,6 +367,7 @@ impl<'a> View<'a> {
                 alphabets: payload.get(alphabets_at..ranks_at)?,
                 ranks: payload.get(ranks_at..prefix_at)?,
                 prefix: payload.get(prefix_at..prefix_at.checked_add(params.prefix_len())?)?,
+                verbatim: params.verbatim,
             },
         })
     }
@@ -537,6 +551,7 @@ pub(crate) fn build(
         )]
         return (empty.expect("valid empty parameters"), 0);
     };
+    let start = out.len();
     let run_log2 = run_log2(universe);
     // The values become their codes in place: one buffer less to allocate and fault in.
     let mut codes = values;
@@ -580,7 +595,8 @@ pub(crate) fn build(
         out.extend_from_slice(&projection::word_ranks(alphabet));
     }
     out.extend_from_slice(chosen.prefix);
-    (params, n)
+    let payload = out.get(start..).unwrap_or_default();
+    (params.reading(payload), n)
 }
 
 /// Whether no byte string lies between `lower` and `upper` for certain (lower above upper, or equal with one of

@@ -43,6 +43,32 @@ pub(crate) struct Projection<'a> {
     pub(crate) ranks: &'a [u8],
     /// `m` little-endian u64 weights.
     pub(crate) weights: &'a [u8],
+    /// The block's [`Verbatim`] run (`Projection::verbatim`).
+    pub(crate) verbatim: Verbatim,
+}
+
+/// The positions where the bytes are their own digits: every one has all 256 byte values in its alphabet and the
+/// weight `256^(end − 1 − j)`, so the digits there are the bytes read as one big-endian number, and a query reads
+/// them as one word instead of position by position. Binary keys (hashes, big-endian integers) are like that past
+/// their first bytes, up to the padding position that may follow them (the alphabet `{0}`, of weight 1, the last).
+/// At most 8 positions: their weights fit in a u64. Derived from a block's projection when it is opened, not stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Verbatim {
+    /// The first position of the run (`MAX_POSITIONS` when there is none).
+    pub(crate) start: u8,
+    /// The position after the run.
+    pub(crate) end: u8,
+    /// Whether the position after the run is the last, the padding alphabet `{0}` of weight 1.
+    pub(crate) padded: bool,
+}
+
+impl Verbatim {
+    /// No verbatim run: every position is read on its own.
+    pub(crate) const NONE: Verbatim = Verbatim {
+        start: MAX_POSITIONS as u8,
+        end: MAX_POSITIONS as u8,
+        padded: false,
+    };
 }
 
 /// Where a string falls against the keys' common prefix.
@@ -69,12 +95,46 @@ impl<'a> Projection<'a> {
     }
 
     fn against<'x>(&self, x: &'x [u8]) -> Against<'x> {
+        if self.prefix.is_empty() {
+            return Against::After(x); // without a call to compare no bytes
+        }
         let shared = x.len().min(self.prefix.len());
         match x.get(..shared).cmp(&self.prefix.get(..shared)) {
             Ordering::Less => Against::Below,
             Ordering::Greater => Against::Above,
             Ordering::Equal if x.len() < self.prefix.len() => Against::Below,
             Ordering::Equal => Against::After(x.get(self.prefix.len()..).unwrap_or_default()),
+        }
+    }
+
+    /// The block's [`Verbatim`] run.
+    pub(crate) fn verbatim(&self) -> Verbatim {
+        let m = self.positions();
+        let alphabet = |j: usize| self.alphabets.get(ALPHABET_LEN * j..ALPHABET_LEN * (j + 1));
+        let weight = |j: usize| self.weights.get(8 * j..8 * (j + 1));
+        let padding = m.checked_sub(1).filter(|&last| {
+            alphabet(last)
+                .is_some_and(|a| a.iter().enumerate().all(|(i, &b)| b == u8::from(i == 0)))
+                && weight(last) == Some(&1u64.to_le_bytes()[..])
+        });
+        let end = padding.unwrap_or(m);
+        let mut start = end;
+        while let Some(j) = start.checked_sub(1).filter(|_| end - start < 8) {
+            let full = alphabet(j).is_some_and(|a| a.iter().all(|&b| b == u8::MAX));
+            let power = (1u64 << (8 * (end - start))).to_le_bytes(); // NOTE: end − start < 8
+            if !(full && weight(j) == Some(&power[..])) {
+                break;
+            }
+            start = j;
+        }
+        if start == end {
+            Verbatim::NONE
+        } else {
+            Verbatim {
+                start: start as u8, // NOTE: at most 16
+                end: end as u8,
+                padded: padding.is_some(),
+            }
         }
     }
 
@@ -88,8 +148,18 @@ impl<'a> Projection<'a> {
     /// but their last few.
     #[inline]
     fn digit_pair(&self, a: &[u8], b: &[u8]) -> (Digits, Digits) {
-        let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        match self.steps(a, 0, common, 0) {
+        // Only the positions before the verbatim run: past it a reading costs the same shared or not.
+        let common = a
+            .iter()
+            .zip(b)
+            .take(usize::from(self.verbatim.start))
+            .take_while(|(x, y)| x == y)
+            .count();
+        let shared = match common {
+            0 => Ok(0),
+            _ => self.steps(a, 0, common, 0),
+        };
+        match shared {
             // Stopped at a byte both have: both stop there.
             Err(v) => (Digits::Between(v), Digits::Between(v)),
             Ok(acc) => (
@@ -109,21 +179,54 @@ impl<'a> Projection<'a> {
 
     /// The reading of `suffix` (zero-padded) at positions `from..to`, `acc` being the sum of the steps before:
     /// per position, the word of the alphabet that holds the byte says whether the byte is in it, and its bits
-    /// below the byte plus the word's rank give the byte's rank. `Ok` with the sum if every byte read is in its
-    /// alphabet, `Err` with the sum up to the first that is not (its step included).
-    #[inline]
-    fn steps(&self, suffix: &[u8], from: usize, to: usize, mut acc: u128) -> Result<u128, u128> {
-        let to = to.min(self.positions());
-        let from = from.min(to);
+    /// below the byte plus the word's rank give the byte's rank; the positions of the verbatim tail are the bytes as
+    /// they are. `Ok` with the sum if every byte read is in its alphabet, `Err` with the sum up to the first that is
+    /// not (its step included).
+    #[inline(always)]
+    fn steps(&self, suffix: &[u8], from: usize, to: usize, acc: u128) -> Result<u128, u128> {
+        let end = to.min(self.positions());
+        let from = from.min(end);
+        let Verbatim {
+            start,
+            end: after,
+            padded,
+        } = self.verbatim;
+        let (start, after) = (usize::from(start), usize::from(after));
+        let head = start.clamp(from, end);
+        let tail = after.clamp(head, end);
+        let acc = self.one_by_one(suffix, from, head, acc)?;
+        let acc = acc + u128::from(big_endian(suffix, head, tail, after));
+        if padded && tail == after && after < end {
+            // The last position, `{0}` of weight 1: any other byte ranks 1 there and is outside.
+            return match suffix.get(after).copied().unwrap_or(0) {
+                0 => Ok(acc),
+                _ => Err(acc + 1),
+            };
+        }
+        self.one_by_one(suffix, tail, end, acc)
+    }
+
+    /// [`steps`](Self::steps) at positions `from..to` (`from ≤ to ≤ m`), each on its own.
+    #[inline(always)]
+    fn one_by_one(
+        &self,
+        suffix: &[u8],
+        from: usize,
+        to: usize,
+        mut acc: u128,
+    ) -> Result<u128, u128> {
+        if from >= to {
+            return Ok(acc); // a verbatim run took them all: no tables to cut
+        }
         let part =
             |table: &'a [u8], len: usize| table.get(len * from..len * to).unwrap_or_default();
         let positions = part(self.alphabets, ALPHABET_LEN)
             .chunks_exact(ALPHABET_LEN)
             .zip(part(self.ranks, WORD_RANKS_LEN).chunks_exact(WORD_RANKS_LEN))
             .zip(part(self.weights, 8).chunks_exact(8));
-        let suffix = suffix.get(from..).unwrap_or_default();
+        let read = suffix.get(from..).unwrap_or_default();
         for (j, ((alphabet, ranks), weight)) in positions.enumerate() {
-            let byte = suffix.get(j).copied().unwrap_or(0);
+            let byte = read.get(j).copied().unwrap_or(0);
             let w = usize::from(byte / 64);
             let word = alphabet
                 .get(8 * w..8 * w + 8)
@@ -133,10 +236,10 @@ impl<'a> Projection<'a> {
             let member = word >> bit & 1 == 1;
             // A full word (every byte value occurs, as in binary keys) ranks without a count of bits, which the
             // default x86-64 target makes a dozen instructions.
-            let below = if word == u64::MAX {
-                bit
-            } else {
-                (word & ((1u64 << bit) - 1)).count_ones()
+            let below = match word & ((1u64 << bit) - 1) {
+                _ if word == u64::MAX => bit,
+                0 => 0, // the first value of its word, as the padding byte 0 always is
+                bits => bits.count_ones(),
             };
             let rank = u32::from(ranks.get(w).copied().unwrap_or(0)) + below;
             let weight = u64::from_le_bytes(weight.try_into().unwrap_or_default());
@@ -232,6 +335,34 @@ impl<'a> Projection<'a> {
             Digits::Between(v) => v.checked_sub(1).map(clamp),
         }
     }
+}
+
+/// The digits at positions `from..to` of `suffix` (zero-padded), positions of a verbatim run that ends at `end`
+/// (`end − from ≤ 8`): the bytes there as a big-endian number, times `256^(end − to)`.
+#[inline]
+fn big_endian(suffix: &[u8], from: usize, to: usize, end: usize) -> u64 {
+    if from >= to {
+        return 0;
+    }
+    // Shifts below 64 bits: `1 ≤ to − from ≤ end − from ≤ 8`.
+    let width = 8 * (to - from) as u32;
+    let word = |at: usize| {
+        suffix
+            .get(at..at.checked_add(8)?)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_be_bytes)
+    };
+    // One load where 8 bytes end at `to` (a bound as long as the keys) or start at `from`; byte by byte otherwise.
+    let digits = if let Some(w) = to.checked_sub(8).and_then(word) {
+        w & u64::MAX.wrapping_shr(64 - width)
+    } else if let Some(w) = word(from) {
+        w.wrapping_shr(64 - width)
+    } else {
+        (from..to).fold(0u64, |acc, j| {
+            acc << 8 | u64::from(suffix.get(j).copied().unwrap_or(0))
+        })
+    };
+    digits.wrapping_shl(8 * (end - to) as u32)
 }
 
 /// Whether every byte of `suffix` is projected and it does not end with a zero byte.

@@ -575,3 +575,66 @@ fn empty_ranges_are_the_ones_no_string_can_be_in() {
     assert_eq!(single_key(Included(a), Included(a)), Some(a));
     assert_eq!(single_key(Included(a), Excluded(a)), None);
 }
+
+/// Binary keys hold every byte value at their last positions: a block reads those positions as one big-endian word
+/// (its verbatim run, found when it is opened). Every bound (every length, included, excluded or unbounded, bytes
+/// inside and outside the alphabets) projects exactly as reading the positions one by one does, with and without
+/// the padding position after the run, and with the run cut short by the 64-bit product.
+#[test]
+fn verbatim_runs_project_as_reading_one_position_at_a_time() {
+    for tail in [1usize, 2, 3, 7, 8] {
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for (i, first) in [3u8, 7, 200].into_iter().enumerate() {
+            // Every value at every tail position, and random tails.
+            keys.extend((0..=255u8).map(|v| [vec![first], vec![v; tail]].concat()));
+            keys.extend((0..300u64).map(|j| {
+                let r = splitmix64(i as u64, j).to_be_bytes();
+                [&[first][..], &r[..tail.min(8)]].concat()
+            }));
+        }
+        keys.sort();
+        keys.dedup();
+        let bytes = block(RangePolicy::new(1 << 10, 0.01), &keys);
+        let f = FilterBlock::open(&bytes[..]).unwrap();
+        let KindParams::Range(p) = *f.params() else {
+            panic!("a Range block");
+        };
+        assert_ne!(p.verbatim, Verbatim::NONE, "tail {tail}");
+        let view = View::new(&p, &bytes[..p.payload_len()]).unwrap();
+        let mut one_by_one = view.projection;
+        one_by_one.verbatim = Verbatim::NONE;
+        let mut probes: Vec<Vec<u8>> = keys.iter().step_by(7).cloned().collect();
+        for j in 0..3000u64 {
+            let r = splitmix64(99, j).to_be_bytes();
+            let first = [0u8, 3, 5, 7, 200, 255][(j % 6) as usize];
+            let len = (j as usize / 6) % (tail + 3);
+            probes.push(
+                [
+                    &[first][..],
+                    &r[..len.min(8)],
+                    &vec![r[0]; len.saturating_sub(8)],
+                ]
+                .concat(),
+            );
+        }
+        for (j, a) in probes.iter().enumerate() {
+            let b = &probes[(j * 31 + 5) % probes.len()];
+            assert_eq!(view.projection.point(a), one_by_one.point(a), "{a:?}");
+            for (lower, upper) in [
+                (Included(&a[..]), Included(&b[..])),
+                (Excluded(&a[..]), Excluded(&b[..])),
+                (Included(&a[..]), Unbounded),
+                (Unbounded, Excluded(&a[..])),
+            ] {
+                assert_eq!(
+                    view.projection.bounds(lower, upper),
+                    one_by_one.bounds(lower, upper),
+                    "tail {tail}: {lower:?} {upper:?}"
+                );
+            }
+        }
+        for k in &keys {
+            assert!(f.may_contain(k));
+        }
+    }
+}
