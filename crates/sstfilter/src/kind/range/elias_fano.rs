@@ -279,8 +279,9 @@ impl<'a> Sequence<'a> {
         let at = before
             .saturating_add(ones)
             .saturating_mul(u64::from(self.layout.lower_bits));
-        prefetch(self.lower.as_flattened(), bit(at.saturating_sub(192)));
-        prefetch(self.lower.as_flattened(), bit(at.saturating_add(192)));
+        prefetch(self.lower.as_flattened(), bit(at.saturating_sub(384)));
+        prefetch(self.lower.as_flattened(), bit(at));
+        prefetch(self.lower.as_flattened(), bit(at.saturating_add(384)));
     }
 
     /// Starts fetching the lines of the low bits of values `from..to` (a crowded bucket about to be searched by

@@ -346,27 +346,25 @@ impl<'a> View<'a> {
     #[inline]
     fn new(params: &'a RangeParams, payload: &'a [u8]) -> Option<Self> {
         let layout = params.layout.as_ref()?;
-        let codes_len = usize::try_from(layout.bytes()?).ok()?;
-        let mut r = LeReader::new(payload.get(codes_len..)?);
-        let min = r.u64()?;
-        let max = r.u64()?;
         let m = params.positions();
-        let weights_at = codes_len.checked_add(BOUNDS_LEN)?;
-        let alphabets_at = weights_at.checked_add(8 * m)?;
-        let ranks_at = alphabets_at.checked_add(ALPHABET_LEN * m)?;
-        let prefix_at = ranks_at.checked_add(WORD_RANKS_LEN * m)?;
+        let (codes, rest) = payload.split_at_checked(usize::try_from(layout.bytes()?).ok()?)?;
+        let (bounds, rest) = rest.split_first_chunk::<BOUNDS_LEN>()?;
+        let (weights, rest) = rest.split_at_checked(8 * m)?;
+        let (alphabets, rest) = rest.split_at_checked(ALPHABET_LEN * m)?;
+        let (ranks, rest) = rest.split_at_checked(WORD_RANKS_LEN * m)?;
+        let (min, max) = bounds.split_at(8);
         Some(View {
             params,
             layout,
-            codes: payload.get(..codes_len)?,
-            min,
-            max,
+            codes,
+            min: u64::from_le_bytes(min.try_into().ok()?),
+            max: u64::from_le_bytes(max.try_into().ok()?),
             projection: Projection {
                 longest: params.longest_key(),
-                weights: payload.get(weights_at..alphabets_at)?,
-                alphabets: payload.get(alphabets_at..ranks_at)?,
-                ranks: payload.get(ranks_at..prefix_at)?,
-                prefix: payload.get(prefix_at..prefix_at.checked_add(params.prefix_len())?)?,
+                weights,
+                alphabets,
+                ranks,
+                prefix: rest.get(..params.prefix_len())?,
                 verbatim: params.verbatim,
             },
         })
