@@ -275,7 +275,8 @@ impl<'a> Sequence<'a> {
             self.upper.as_flattened(),
             bit(start.saturating_add(zeros + ones)),
         );
-        // Low bits of the values about there, give or take three lines' quarter: two lines at most.
+        // Low bits of the values about there, and three quarters of a line either side (the count of values between
+        // the sample and the bucket strays from its mean by a few): three lines.
         let at = before
             .saturating_add(ones)
             .saturating_mul(u64::from(self.layout.lower_bits));
