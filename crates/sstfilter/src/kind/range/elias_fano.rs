@@ -24,8 +24,8 @@ pub(crate) const MAX_LEN: u64 = u32::MAX as u64;
 /// Bytes of one sample.
 const SAMPLE_LEN: u64 = 4;
 
-/// Values of a bucket read one by one before a search by halves.
-const LINEAR_STEPS: u32 = 4;
+/// The most values of a bucket read one by one; a bucket holding more is searched from where its low bits put them.
+const LINEAR_STEPS: u64 = 4;
 
 /// The sizes of an Elias–Fano sequence: what a writer lays out and a reader validates against the payload length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,38 +206,36 @@ impl<'a> Sequence<'a> {
         };
         // Values before `pos`: bits before it less the zeros (one per earlier bucket).
         let mut index = pos.checked_sub(bucket)?;
-        // In the bucket, the smallest value `≥ lo` is the first whose low bits are `≥ lo`'s: one by one over the first
-        // few (most buckets hold one or two), then by halves (clustered keys fill a bucket with thousands).
+        // In the bucket, the smallest value `≥ lo` is the first whose low bits are `≥ lo`'s: one by one when the bucket
+        // holds a few (most hold one or two), else from where its low bits put it among the bucket's values
+        // (clustered keys fill a bucket with hundreds, spread over its low bits).
         let low_lo = lo & ((1u64 << l) - 1); // NOTE: `l ≤ 63`
-        let mut steps = 0;
-        while self.bit(pos)? {
-            if steps == LINEAR_STEPS {
-                let end = index.checked_add(self.ones_from(pos)?)?;
-                self.prefetch_lows(index, end);
-                let (mut below, mut above) = (index, end);
-                while below < above {
-                    let mid = below + (above - below) / 2;
-                    if self.low(mid)? < low_lo {
-                        below = mid + 1;
-                    } else {
-                        above = mid;
-                    }
+        // An empty bucket (about half of them) is told by its first bit, before counting.
+        let count = match self.bit(pos)? {
+            false => 0,
+            true => self.ones_from(pos)?,
+        };
+        let end = index.checked_add(count)?;
+        if count <= LINEAR_STEPS {
+            let mut at = index;
+            while at < end {
+                let low = self.low(at)?;
+                if low >= low_lo {
+                    return Some((bucket << l | low) <= hi);
                 }
-                if below < end {
-                    return Some((bucket << l | self.low(below)?) <= hi);
-                }
-                pos = pos.checked_add(end - index)?;
-                index = end;
-                break;
+                at += 1;
             }
-            let low = self.low(index)?;
-            if low >= low_lo {
-                return Some((bucket << l | low) <= hi);
+        } else {
+            self.prefetch_lows(index, end);
+            // NOTE: a share of the bucket's count, `< count`
+            let share = ((u128::from(count) * u128::from(low_lo)) >> l) as u64;
+            let at = self.first_at_least(index, end, low_lo, index + share)?;
+            if at < end {
+                return Some((bucket << l | self.low(at)?) <= hi);
             }
-            pos += 1;
-            index += 1;
-            steps += 1;
         }
+        pos = pos.checked_add(count)?;
+        index = end;
         // `pos` ends `bucket`; the successor is the next value, in a later bucket, so above `lo`. It can be `≤ hi`
         // only if its high part is at most `hi >> l`, which puts its bit at most at `(hi >> l) + index`.
         let last = (hi >> l).checked_add(index)?;
@@ -248,6 +246,47 @@ impl<'a> Sequence<'a> {
                 Some(v <= hi)
             }
         }
+    }
+
+    /// The first of values `from..to` (increasing low bits) whose low bits are at least `low`, `to` if none is, found
+    /// from `guess` (in `from..to`) by steps doubling away from it, then by halves: a guess off by `d` values costs
+    /// about `2 · log2 d` reads.
+    fn first_at_least(&self, from: u64, to: u64, low: u64, guess: u64) -> Option<u64> {
+        // Values before `below` are under `low`; values from `above` on are not.
+        let (mut below, mut above) = (from, to);
+        let mut step = 1u64;
+        if self.low(guess)? < low {
+            below = guess + 1;
+            while below < above {
+                let probe = below.saturating_add(step - 1).min(above - 1);
+                if self.low(probe)? >= low {
+                    above = probe;
+                    break;
+                }
+                below = probe + 1;
+                step = step.saturating_mul(2);
+            }
+        } else {
+            above = guess;
+            while below < above {
+                let probe = above.saturating_sub(step).max(below);
+                if self.low(probe)? < low {
+                    below = probe + 1;
+                    break;
+                }
+                above = probe;
+                step = step.saturating_mul(2);
+            }
+        }
+        while below < above {
+            let mid = below + (above - below) / 2;
+            if self.low(mid)? < low {
+                below = mid + 1;
+            } else {
+                above = mid;
+            }
+        }
+        Some(below)
     }
 
     /// The position of the sampled zero-bit at or below rank `rank`, with the lines the query reads after it started
@@ -554,7 +593,7 @@ mod tests {
             .iter()
             .filter(|&&v| v >> layout.lower_bits == 6000 >> layout.lower_bits)
             .count();
-        assert!(crowded > 10 * LINEAR_STEPS as usize, "{crowded}");
+        assert!(crowded as u64 > 10 * LINEAR_STEPS, "{crowded}");
         let seq = Sequence::new(&layout, &bytes);
         for lo in (4000..10_000).chain((0..universe).step_by(997)) {
             for len in [0u64, 1, 2, 5, 300, 5000] {
@@ -596,6 +635,31 @@ mod tests {
             assert!(seq.any_in(v, v));
             if v > 0 && !values.contains(&(v - 1)) {
                 assert!(!seq.any_in(v - 1, v - 1));
+            }
+        }
+    }
+
+    /// The search in a crowded bucket finds the first value at or above every low part, from every guess.
+    #[test]
+    fn first_at_least_is_exact_from_every_guess() {
+        let universe = 1u64 << 16;
+        // Sparse values, and a stretch where every value is present: full buckets there.
+        let values: Vec<u64> = (0..universe)
+            .filter(|&v| crate::math::splitmix64(2, v) % 40 == 0 || (30_000..30_300).contains(&v))
+            .collect();
+        let (layout, bytes) = sequence_bytes(&values, universe);
+        let seq = Sequence::new(&layout, &bytes);
+        let l = layout.lower_bits;
+        let bucket = 30_100 >> l;
+        let from = values.iter().position(|&v| v >> l == bucket).unwrap() as u64;
+        let to = values.iter().rposition(|&v| v >> l == bucket).unwrap() as u64 + 1;
+        assert!(to - from > 20, "{}", to - from);
+        for low in (0..1u64 << l).step_by(3) {
+            let expected = (from..to)
+                .find(|&i| values[i as usize] & ((1 << l) - 1) >= low)
+                .unwrap_or(to);
+            for guess in from..to {
+                assert_eq!(seq.first_at_least(from, to, low, guess), Some(expected));
             }
         }
     }
