@@ -645,7 +645,9 @@ mod tests {
         let universe = 1u64 << 16;
         // Sparse values, and a stretch where every value is present: full buckets there.
         let values: Vec<u64> = (0..universe)
-            .filter(|&v| crate::math::splitmix64(2, v) % 40 == 0 || (30_000..30_300).contains(&v))
+            .filter(|&v| {
+                crate::math::splitmix64(2, v).is_multiple_of(40) || (30_000..30_300).contains(&v)
+            })
             .collect();
         let (layout, bytes) = sequence_bytes(&values, universe);
         let seq = Sequence::new(&layout, &bytes);
