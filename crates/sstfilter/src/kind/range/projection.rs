@@ -192,8 +192,9 @@ impl<'a> Projection<'a> {
             padded,
         } = self.verbatim;
         let (start, after) = (usize::from(start), usize::from(after));
-        let head = start.clamp(from, end);
-        let tail = after.clamp(head, end);
+        // `from ≤ head ≤ tail ≤ end` (max then min: `clamp` would check its bounds' order on every call).
+        let head = start.max(from).min(end);
+        let tail = after.max(head).min(end);
         let acc = self.one_by_one(suffix, from, head, acc)?;
         let acc = acc + u128::from(big_endian(suffix, head, tail, after));
         if padded && tail == after && after < end {
