@@ -27,6 +27,9 @@ const SAMPLE_LEN: u64 = 4;
 /// The most values of a bucket read one by one; a bucket holding more is searched from where its low bits put them.
 const LINEAR_STEPS: u64 = 4;
 
+/// The most values of a bucket searched as if spread over all its low bits, without reading its ends first.
+const SPREAD_VALUES: u64 = 64;
+
 /// The sizes of an Elias–Fano sequence: what a writer lays out and a reader validates against the payload length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Layout {
@@ -207,8 +210,7 @@ impl<'a> Sequence<'a> {
         // Values before `pos`: bits before it less the zeros (one per earlier bucket).
         let mut index = pos.checked_sub(bucket)?;
         // In the bucket, the smallest value `≥ lo` is the first whose low bits are `≥ lo`'s: one by one when the bucket
-        // holds a few (most hold one or two), else from where its low bits put it among the bucket's values
-        // (clustered keys fill a bucket with hundreds, spread over its low bits).
+        // holds a few (most hold one or two), else searched (clustered keys fill a bucket with hundreds).
         let low_lo = lo & ((1u64 << l) - 1); // NOTE: `l ≤ 63`
         // An empty bucket (about half of them) is told by its first bit, before counting.
         let count = match self.bit(pos)? {
@@ -225,14 +227,8 @@ impl<'a> Sequence<'a> {
                 }
                 at += 1;
             }
-        } else {
-            self.prefetch_lows(index, end);
-            // NOTE: a share of the bucket's count, `< count`
-            let share = ((u128::from(count) * u128::from(low_lo)) >> l) as u64;
-            let at = self.first_at_least(index, end, low_lo, index + share)?;
-            if at < end {
-                return Some((bucket << l | self.low(at)?) <= hi);
-            }
+        } else if let Some(at) = self.search_bucket(index, end, low_lo)? {
+            return Some((bucket << l | self.low(at)?) <= hi);
         }
         pos = pos.checked_add(count)?;
         index = end;
@@ -246,6 +242,31 @@ impl<'a> Sequence<'a> {
                 Some(v <= hi)
             }
         }
+    }
+
+    /// The first of a bucket's values `from..to` (more than [`LINEAR_STEPS`]) whose low bits are at least `low`, if
+    /// any: from where `low` puts it among them. A bucket of up to [`SPREAD_VALUES`] is taken as spread over all the
+    /// low bits; a larger one is first read at both ends, which places `low` outside it at once or interpolates
+    /// between its ends (clustered keys often fill a part of a bucket only).
+    fn search_bucket(&self, from: u64, to: u64, low: u64) -> Option<Option<u64>> {
+        let count = to - from;
+        if count <= SPREAD_VALUES {
+            // NOTE: `low < 2^l`, so the share is below `count`; a product and a shift, not a division.
+            let share = (u128::from(count) * u128::from(low)) >> self.layout.lower_bits;
+            let guess = from + share as u64;
+            let at = self.first_at_least(from, to, low, guess)?;
+            return Some((at < to).then_some(at));
+        }
+        let (first, last) = (self.low(from)?, self.low(to - 1)?);
+        if first >= low {
+            return Some(Some(from));
+        }
+        if last < low {
+            return Some(None);
+        }
+        // One of values `from + 1 .. to` is the answer.
+        let guess = from + 1 + interpolate(count - 2, low - first, last - first);
+        self.first_at_least(from + 1, to, low, guess).map(Some)
     }
 
     /// The first of values `from..to` (increasing low bits) whose low bits are at least `low`, `to` if none is, found
@@ -322,21 +343,6 @@ impl<'a> Sequence<'a> {
         prefetch(self.lower.as_flattened(), bit(at.saturating_sub(384)));
         prefetch(self.lower.as_flattened(), bit(at));
         prefetch(self.lower.as_flattened(), bit(at.saturating_add(384)));
-    }
-
-    /// Starts fetching the lines of the low bits of values `from..to` (a crowded bucket about to be searched by
-    /// halves, whose reads would otherwise wait one after the other), up to 8 lines.
-    #[inline]
-    fn prefetch_lows(&self, from: u64, to: u64) {
-        let l = u64::from(self.layout.lower_bits);
-        let (start, end) = (from.saturating_mul(l) / 8, to.saturating_mul(l) / 8);
-        let lines = (start..=end).step_by(64).take(8);
-        for at in lines {
-            prefetch(
-                self.lower.as_flattened(),
-                usize::try_from(at).unwrap_or(usize::MAX),
-            );
-        }
     }
 
     /// The number of one-bits from `pos` up to the next zero-bit.
@@ -463,6 +469,15 @@ impl<'a> Sequence<'a> {
     }
 }
 
+/// About `steps · part / whole` (for `part ≤ whole`): where a value falls among `steps` evenly spread, in 64-bit
+/// arithmetic (a 128-bit division is a library call), keeping the top 31 bits of `part` and `whole`.
+#[inline]
+fn interpolate(steps: u64, part: u64, whole: u64) -> u64 {
+    let shift = (64 - whole.leading_zeros()).saturating_sub(31);
+    // NOTE: `steps < 2^32` and `part >> shift < 2^31`: the product fits.
+    (steps.min(u64::from(u32::MAX)) * (part >> shift)) / (whole >> shift).max(1)
+}
+
 /// The position of the one-bit of rank `rank` (from 0) in `w`; 64 if `w` has no more than `rank` one-bits.
 #[inline]
 pub(crate) fn select_in_word(w: u64, rank: u32) -> u32 {
@@ -585,6 +600,8 @@ mod tests {
     fn crowded_buckets_answer_exactly() {
         let universe = 1u64 << 20;
         let mut values: Vec<u64> = (5000..9000).filter(|v| v % 7 != 3).collect();
+        // Buckets of a few dozen values, searched as spread over their low bits.
+        values.extend((20_000..40_000).step_by(5));
         values.extend((0..300u64).map(|i| crate::math::splitmix64(5, i) % universe));
         values.sort_unstable();
         values.dedup();
@@ -595,7 +612,19 @@ mod tests {
             .count();
         assert!(crowded as u64 > 10 * LINEAR_STEPS, "{crowded}");
         let seq = Sequence::new(&layout, &bytes);
-        for lo in (4000..10_000).chain((0..universe).step_by(997)) {
+        let middling = values
+            .iter()
+            .filter(|&&v| v >> layout.lower_bits == 30_000 >> layout.lower_bits)
+            .count() as u64;
+        assert!(
+            (LINEAR_STEPS + 1..=SPREAD_VALUES).contains(&middling),
+            "{middling}"
+        );
+        assert!(crowded as u64 > SPREAD_VALUES, "{crowded}");
+        for lo in (4000..10_000)
+            .chain(29_000..31_000)
+            .chain((0..universe).step_by(997))
+        {
             for len in [0u64, 1, 2, 5, 300, 5000] {
                 let hi = (lo + len).min(universe - 1);
                 let expected = values.iter().any(|&v| (lo..=hi).contains(&v));
