@@ -251,6 +251,7 @@ impl<'a> Sequence<'a> {
     fn search_bucket(&self, from: u64, to: u64, low: u64) -> Option<Option<u64>> {
         let count = to - from;
         if count <= SPREAD_VALUES {
+            self.prefetch_lows(from, to); // 8 lines at most: `64 · l ≤ 8 · 512` bits
             // NOTE: `low < 2^l`, so the share is below `count`; a product and a shift, not a division.
             let share = (u128::from(count) * u128::from(low)) >> self.layout.lower_bits;
             let guess = from + share as u64;
@@ -343,6 +344,20 @@ impl<'a> Sequence<'a> {
         prefetch(self.lower.as_flattened(), bit(at.saturating_sub(384)));
         prefetch(self.lower.as_flattened(), bit(at));
         prefetch(self.lower.as_flattened(), bit(at.saturating_add(384)));
+    }
+
+    /// Starts fetching the lines of the low bits of values `from..to` (a bucket about to be searched, whose reads
+    /// would otherwise wait one after the other), up to 8 lines.
+    #[inline]
+    fn prefetch_lows(&self, from: u64, to: u64) {
+        let l = u64::from(self.layout.lower_bits);
+        let (start, end) = (from.saturating_mul(l) / 8, to.saturating_mul(l) / 8);
+        for at in (start..=end).step_by(64).take(8) {
+            prefetch(
+                self.lower.as_flattened(),
+                usize::try_from(at).unwrap_or(usize::MAX),
+            );
+        }
     }
 
     /// The number of one-bits from `pos` up to the next zero-bit.
