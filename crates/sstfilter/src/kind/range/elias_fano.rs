@@ -609,7 +609,7 @@ mod tests {
         }
     }
 
-    /// Clustered values fill buckets with hundreds of values (searched by halves past the first few): every
+    /// Clustered values fill buckets with hundreds of values (searched from where their low bits put them): every
     /// interval's answer is still exact, at every offset inside and around the crowded buckets.
     #[test]
     fn crowded_buckets_answer_exactly() {
