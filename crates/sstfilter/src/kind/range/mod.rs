@@ -64,7 +64,8 @@ const BOUNDS_LEN: usize = 16;
 const POSITION_LEN: usize = 8 + ALPHABET_LEN + WORD_RANKS_LEN;
 
 /// The parameters of a Range filter, as stored in the trailer: the range length it was sized for, the universe of
-/// its codes and the length of its common prefix.
+/// its codes and the length of its common prefix (with, for an opened block, what its projection lets a query read
+/// at once, found in the payload: two blocks with the same trailer but different keys may compare unequal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RangeParams {
     range_log2: u8,
@@ -133,7 +134,7 @@ impl RangeParams {
     }
 
     /// These parameters with what `payload` (the block's, which `decode` measured) tells queries beyond the trailer:
-    /// the projection's verbatim positions.
+    /// the projection's verbatim run.
     pub(crate) fn reading(mut self, payload: &[u8]) -> Self {
         if let Some(view) = View::new(&self, payload) {
             self.verbatim = view.projection.verbatim();

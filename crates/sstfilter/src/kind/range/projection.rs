@@ -179,7 +179,7 @@ impl<'a> Projection<'a> {
 
     /// The reading of `suffix` (zero-padded) at positions `from..to`, `acc` being the sum of the steps before:
     /// per position, the word of the alphabet that holds the byte says whether the byte is in it, and its bits
-    /// below the byte plus the word's rank give the byte's rank; the positions of the verbatim tail are the bytes as
+    /// below the byte plus the word's rank give the byte's rank; the positions of the verbatim run are the bytes as
     /// they are. `Ok` with the sum if every byte read is in its alphabet, `Err` with the sum up to the first that is
     /// not (its step included).
     #[inline(always)]
