@@ -13,10 +13,11 @@ use crate::tag::FilterKind;
 /// The block stores the prefix every key shares and projects the bytes after it (up to 16) in a mixed radix of
 /// the byte values that occur at each position (FORMAT.md 4.5), which the builder learns from all the keys.
 ///
-/// Each key costs 16 bytes until [`finish`](Self::finish) (its bytes after the prefix), plus a copy of the last
-/// key for the order check. The common prefix can only shrink as sorted keys arrive; a key's bytes are taken after
-/// the prefix known when it arrives, and shifted once at the end if the prefix shrank after it (the bytes in
-/// between are the first key's, which every later key shares).
+/// Each key costs 16 bytes until [`finish`](Self::finish) (its bytes after the prefix), which then serve as the
+/// buffers the filter is computed in; the order check keeps the last key's bytes past those 16, if it has any. The
+/// common prefix can only shrink as sorted keys arrive; a key's bytes are taken after the prefix known when it
+/// arrives, and shifted once at the end if the prefix shrank after it (the bytes in between are the first key's,
+/// which every later key shares).
 ///
 /// ```
 /// use std::ops::Bound::{Excluded, Included, Unbounded};
@@ -47,14 +48,19 @@ pub struct RangeFilterBuilder {
     max_keys: u64,
     /// The first key, up to [`Self::MAX_PREFIX_LEN`] bytes: the common prefix is a prefix of it.
     first: Vec<u8>,
-    /// The last key added, for the order check.
-    last: Vec<u8>,
     /// Length of the prefix common to every key so far.
     prefix_len: usize,
     /// Length of the longest key so far.
     longest: usize,
-    /// Each distinct key's first 16 bytes after the prefix known when it was added, zero-padded.
-    windows: Vec<[u8; MAX_POSITIONS]>,
+    /// Each distinct key's window: its first 16 bytes after the prefix known when it was added, zero-padded, read
+    /// as a big-endian u128, in two words (high, low). At the end they become the projected values and the sort's
+    /// second buffer.
+    words: Vec<u64>,
+    /// The last key's length after the prefix.
+    last_len: usize,
+    /// The last key's bytes past its window (after the prefix and 16 bytes): for the order check of a key with the
+    /// same window.
+    last_tail: Vec<u8>,
     /// `(first window, prefix length)` for each run of windows taken after the same prefix length.
     runs: Vec<(usize, usize)>,
 }
@@ -72,10 +78,11 @@ impl RangeFilterBuilder {
             policy,
             max_keys: policy.max_keys(),
             first: Vec::new(),
-            last: Vec::new(),
             prefix_len: 0,
             longest: 0,
-            windows: Vec::new(),
+            words: Vec::new(),
+            last_len: 0,
+            last_tail: Vec::new(),
             runs: Vec::new(),
         }
     }
@@ -87,19 +94,27 @@ impl RangeFilterBuilder {
     pub fn add_key(&mut self, key: &[u8]) -> Result<(), UsageError> {
         use core::cmp::Ordering;
         let prefix = self.first.get(..self.prefix_len).unwrap_or_default();
-        // Most keys keep the common prefix; then their order against the last key is that of their windows (zero
-        // padding included: a key that ends sorts before one that goes on), unless the windows are equal.
-        let keeps_prefix = key.starts_with(prefix);
-        let mut taken = window(key.get(self.prefix_len..).unwrap_or_default());
-        if let Some(&last) = self.windows.last() {
-            #[expect(
-                clippy::big_endian_bytes,
-                reason = "a window read big-endian compares as its bytes do"
-            )]
-            let order = match u128::from_be_bytes(taken).cmp(&u128::from_be_bytes(last)) {
-                Ordering::Equal => key.cmp(self.last.as_slice()),
-                _ if !keeps_prefix => key.cmp(self.last.as_slice()),
-                by_window => by_window,
+        // Without a call to compare no bytes: keys of fixed width often share none.
+        let keeps_prefix = prefix.is_empty() || key.starts_with(prefix);
+        let mut rest = key.get(self.prefix_len..).unwrap_or_default();
+        let mut taken = window(rest);
+        if let [.., high, low] = self.words[..] {
+            let order = if keeps_prefix {
+                // Both keys are the prefix and then their rests: the windows (zero padding included) order them,
+                // unless they are equal; then a rest that fits in its window is the other's prefix, or both go on.
+                taken
+                    .cmp(&(u128::from(high) << 64 | u128::from(low)))
+                    .then_with(|| {
+                        if rest.len() <= MAX_POSITIONS || self.last_len <= MAX_POSITIONS {
+                            rest.len().cmp(&self.last_len)
+                        } else {
+                            rest.get(MAX_POSITIONS..).cmp(&Some(&self.last_tail[..]))
+                        }
+                    })
+            } else {
+                // The last key starts with the prefix and this one does not: they differ within it, or this one
+                // ends inside it.
+                key.cmp(prefix)
             };
             match order {
                 Ordering::Less => return Err(UsageError::KeysOutOfOrder),
@@ -108,28 +123,33 @@ impl RangeFilterBuilder {
             }
         }
         let max = self.max_keys;
-        if self.windows.len() as u64 >= max {
+        if self.len() as u64 >= max {
             return Err(UsageError::TooManyKeys {
                 expected: max,
                 found: max.saturating_add(1),
             });
         }
-        if self.windows.is_empty() {
+        if self.words.is_empty() {
             self.first
                 .extend_from_slice(key.get(..Self::MAX_PREFIX_LEN).unwrap_or(key));
             self.prefix_len = self.first.len();
             self.runs.push((0, self.prefix_len));
-            taken = window(key.get(self.prefix_len..).unwrap_or_default());
+            rest = key.get(self.prefix_len..).unwrap_or_default();
+            taken = window(rest);
         } else if !keeps_prefix {
             let shared = prefix.iter().zip(key).take_while(|(a, b)| a == b).count();
             self.prefix_len = shared;
-            self.runs.push((self.windows.len(), shared));
-            taken = window(key.get(shared..).unwrap_or_default());
+            self.runs.push((self.len(), shared));
+            rest = key.get(shared..).unwrap_or_default();
+            taken = window(rest);
         }
-        self.windows.push(taken);
+        self.words.extend([(taken >> 64) as u64, taken as u64]);
         self.longest = self.longest.max(key.len());
-        self.last.clear();
-        self.last.extend_from_slice(key);
+        self.last_len = rest.len();
+        self.last_tail.clear();
+        if let Some(tail) = rest.get(MAX_POSITIONS..) {
+            self.last_tail.extend_from_slice(tail);
+        }
         Ok(())
     }
 
@@ -143,21 +163,21 @@ impl RangeFilterBuilder {
     /// Number of distinct keys added.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.windows.len()
+        self.words.len() / 2
     }
 
     /// Whether no key was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.windows.is_empty()
+        self.words.is_empty()
     }
 
-    /// Bytes the builder holds: 16 per key, the first and last key.
+    /// Bytes the builder holds: 16 per key, the first key, the last key's bytes past its window.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.windows.capacity() * MAX_POSITIONS
+        self.words.capacity() * 8
             + self.first.capacity()
-            + self.last.capacity()
+            + self.last_tail.capacity()
             + self.runs.capacity() * 16
     }
 
@@ -200,15 +220,13 @@ impl RangeFilterBuilder {
         self.shift_windows(prefix_len);
         // Every key is at least as long as the common prefix.
         let longest = self.longest - prefix_len;
-        let (alphabets, weights) = projection::choose(&self.windows, longest);
-        // Sorted keys project to non-decreasing values: equal neighbours are keys that differ past the projected
-        // bytes, one value for the filter.
-        let mut values = projection::values(&self.windows, &alphabets, &weights);
-        values.dedup();
-        let universe = universe(values.len() as u64);
+        let (alphabets, weights) = projection::choose(&self.words, longest);
+        // The windows' first half becomes their values, its second half the sort's second buffer.
+        let distinct = projection::project_in_place(&mut self.words, &alphabets, &weights);
+        let universe = universe(distinct as u64);
         let start = out.len();
         out.reserve(
-            self.policy.payload_len(values.len() as u64)
+            self.policy.payload_len(distinct as u64)
                 + 44 * weights.len()
                 + prefix_len
                 + TRAILER_LEN,
@@ -219,8 +237,16 @@ impl RangeFilterBuilder {
             alphabets: &alphabets,
             weights: &weights,
         };
-        let (params, num_codes) =
-            range::build(&chosen, values, self.policy.range_log2(), universe, out);
+        let keys = self.len();
+        let (values, scratch) = self.words.split_at_mut(keys);
+        let (params, num_codes) = range::build(
+            &chosen,
+            values,
+            scratch,
+            self.policy.range_log2(),
+            universe,
+            out,
+        );
         Trailer::append(
             out,
             start,
@@ -230,8 +256,9 @@ impl RangeFilterBuilder {
             None,
         );
         self.first.clear();
-        self.last.clear();
-        self.windows.clear();
+        self.words.clear();
+        self.last_len = 0;
+        self.last_tail.clear();
         self.runs.clear();
         self.prefix_len = 0;
         self.longest = 0;
@@ -246,29 +273,38 @@ impl RangeFilterBuilder {
             .iter()
             .skip(1)
             .map(|&(start, _)| start)
-            .chain([self.windows.len()]);
+            .chain([self.len()]);
         for (&(start, p), end) in self.runs.iter().zip(ends) {
             let between = self.first.get(prefix_len..p).unwrap_or_default();
             if between.is_empty() {
                 continue;
             }
-            for w in self.windows.get_mut(start..end).into_iter().flatten() {
-                let mut shifted = [0u8; MAX_POSITIONS];
-                for (d, s) in shifted.iter_mut().zip(between.iter().chain(w.iter())) {
-                    *d = *s;
-                }
-                *w = shifted;
+            let head = window(between);
+            // NOTE: a shift by 128 bits or more keeps only the first key's bytes.
+            let shift = 8 * between.len().min(MAX_POSITIONS) as u32;
+            let words = self.words.get_mut(2 * start..2 * end).unwrap_or_default();
+            for [high, low] in words.as_chunks_mut::<2>().0 {
+                let w = u128::from(*high) << 64 | u128::from(*low);
+                let shifted = head | w.checked_shr(shift).unwrap_or(0);
+                (*high, *low) = ((shifted >> 64) as u64, shifted as u64);
             }
         }
     }
 }
 
-/// The first [`MAX_POSITIONS`] bytes of `bytes`, zero-padded.
-fn window(bytes: &[u8]) -> [u8; MAX_POSITIONS] {
-    let mut w = [0u8; MAX_POSITIONS];
-    let len = bytes.len().min(MAX_POSITIONS);
-    if let (Some(to), Some(from)) = (w.get_mut(..len), bytes.get(..len)) {
-        to.copy_from_slice(from);
-    }
-    w
+/// The first [`MAX_POSITIONS`] bytes of `bytes`, zero-padded, read as a big-endian number: the key's window.
+#[expect(
+    clippy::big_endian_bytes,
+    reason = "a window read big-endian compares as its bytes do"
+)]
+fn window(bytes: &[u8]) -> u128 {
+    // Most keys are 8 bytes or more after the prefix: whole words, without a copy.
+    let word = |b: &[u8]| match b.first_chunk::<8>() {
+        Some(&w) => u64::from_be_bytes(w),
+        None => b
+            .iter()
+            .zip((0..8).rev())
+            .fold(0, |w, (&x, at)| w | u64::from(x) << (8 * at)),
+    };
+    u128::from(word(bytes)) << 64 | u128::from(word(bytes.get(8..).unwrap_or_default()))
 }

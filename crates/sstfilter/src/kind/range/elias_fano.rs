@@ -101,31 +101,56 @@ pub(crate) const fn lower_bits(len: u64, universe: u64) -> u32 {
 /// little-endian.
 pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
     let l = layout.lower_bits;
-    let mut lower = vec![0u64; layout.lower_words as usize];
-    let mut upper = vec![0u64; layout.upper_words as usize];
+    let start = out.len();
+    // The arrays are set in place, in the output: no buffer of their own to allocate, fault in and copy.
+    let (lower_len, upper_len) = (
+        8 * layout.lower_words as usize,
+        8 * layout.upper_words as usize,
+    );
+    out.resize(start + lower_len + upper_len, 0);
+    let arrays = out.get_mut(start..).unwrap_or_default();
+    let (lower, upper) = arrays.split_at_mut(lower_len.min(arrays.len()));
+    let (lower, upper) = (lower.as_chunks_mut::<8>().0, upper.as_chunks_mut::<8>().0);
+    // Both arrays fill in order (the low bits value after value, the upper bits at increasing positions): each
+    // word is assembled in a register and stored once.
+    let mut lower_words = lower.iter_mut();
+    let (mut low_word, mut filled) = (0u64, 0u32);
+    let (mut upper_word, mut upper_at) = (0u64, 0u64);
     for (i, &v) in values.iter().enumerate() {
-        let i = i as u64;
         if l > 0 {
             let low = v & ((1u64 << l) - 1);
-            let at = i * u64::from(l);
-            let (word, shift) = ((at / 64) as usize, at % 64);
-            if let Some(w) = lower.get_mut(word) {
-                *w |= low << shift;
-            }
-            if let (true, Some(w)) = (shift + u64::from(l) > 64, lower.get_mut(word + 1)) {
-                *w |= low >> (64 - shift);
+            low_word |= low << filled;
+            filled += l;
+            if filled >= 64 {
+                if let Some(w) = lower_words.next() {
+                    *w = low_word.to_le_bytes();
+                }
+                filled -= 64;
+                // The bits of `low` that did not fit (none when `filled` is 0).
+                low_word = low.checked_shr(l - filled).unwrap_or(0);
             }
         }
-        let bit = (v >> l) + i;
-        if let Some(w) = upper.get_mut((bit / 64) as usize) {
-            *w |= 1 << (bit % 64);
+        let bit = (v >> l) + i as u64;
+        if bit / 64 != upper_at {
+            if let Some(w) = upper.get_mut(upper_at as usize) {
+                *w = upper_word.to_le_bytes();
+            }
+            (upper_word, upper_at) = (0, bit / 64);
         }
+        upper_word |= 1 << (bit % 64);
+    }
+    if let (true, Some(w)) = (filled > 0, lower_words.next()) {
+        *w = low_word.to_le_bytes();
+    }
+    if let Some(w) = upper.get_mut(upper_at as usize) {
+        *w = upper_word.to_le_bytes();
     }
     let upper_bits = layout.len + layout.buckets;
     let mut samples = Vec::with_capacity(layout.samples as usize);
     let mut zeros_before = 0u64;
     let mut next_sampled = 0u64;
     for (index, &w) in upper.iter().enumerate() {
+        let w = u64::from_le_bytes(w);
         let start = index as u64 * 64;
         let valid = if upper_bits - start >= 64 {
             u64::MAX
@@ -144,9 +169,6 @@ pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
         zeros_before += count;
     }
     debug_assert_eq!(samples.len() as u64, layout.samples);
-    for w in lower.iter().chain(&upper) {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
     for s in &samples {
         out.extend_from_slice(&s.to_le_bytes());
     }
@@ -579,6 +601,47 @@ mod tests {
         encode(values, &layout, &mut out);
         assert_eq!(out.len() as u64, layout.bytes().unwrap());
         (layout, out)
+    }
+
+    /// The arrays, assembled word by word in the output, hold the bits of the definition: value `i`'s low bits at
+    /// `i · l` of the lower array, a one at `(v >> l) + i` of the upper array, nothing else.
+    #[test]
+    fn encode_sets_the_bits_of_the_definition() {
+        for (universe, n) in [
+            (1u64 << 20, 1000u64),
+            (1 << 40, 3000),
+            (5000, 5000),
+            (u64::MAX, 50),
+            (100, 7),
+            (1 << 33, 1),
+        ] {
+            let mut values: Vec<u64> = (0..n)
+                .map(|i| crate::math::splitmix64(universe, i) % universe)
+                .collect();
+            values.sort_unstable();
+            values.dedup();
+            let (layout, bytes) = sequence_bytes(&values, universe);
+            let l = u64::from(layout.lower_bits);
+            let bit = |at: u64| bytes[(at / 8) as usize] >> (at % 8) & 1 == 1;
+            let upper = layout.lower_words * 64;
+            let ones = |from: u64, to: u64| (from..to).filter(|&at| bit(at)).count() as u64;
+            let mut low_ones = 0;
+            for (i, &v) in values.iter().enumerate() {
+                let i = i as u64;
+                for b in 0..l {
+                    assert_eq!(
+                        bit(i * l + b),
+                        v >> b & 1 == 1,
+                        "u={universe} value {i} bit {b}"
+                    );
+                }
+                low_ones += u64::from((v & ((1u64 << l) - 1)).count_ones());
+                assert!(bit(upper + (v >> l) + i), "u={universe} value {i}");
+            }
+            assert_eq!(ones(0, upper), low_ones, "u={universe}");
+            let upper_end = upper + layout.upper_words * 64;
+            assert_eq!(ones(upper, upper_end), values.len() as u64, "u={universe}");
+        }
     }
 
     /// Every `[lo, hi]` over a small universe answers exactly as the set does.

@@ -533,11 +533,14 @@ pub(crate) struct Chosen<'a> {
 
 /// Builds the payload for keys projected by `chosen` (a prefix of at most `u16::MAX` bytes) to `values`
 /// (non-decreasing), sized for ranges of `2^range_log2` (at most [`MAX_RANGE_LOG2`]) in a universe of `universe`
-/// codes (at least `2^range_log2` and at least `values.len()`, which is at most `2^32 − 1`), appending it to
-/// `out`. Returns the parameters and the number of distinct codes stored (the block's key count).
+/// codes (at least `2^range_log2` and at least the number of distinct values, which is at most `2^32 − 1`),
+/// appending it to `out`. `values` becomes the codes, sorted, and `scratch` (as long as `values`, or the sort
+/// allocates none and compares) is the sort's second buffer. Returns the parameters and the number of distinct
+/// codes stored (the block's key count).
 pub(crate) fn build(
     chosen: &Chosen<'_>,
-    values: Vec<u64>,
+    values: &mut [u64],
+    scratch: &mut [u64],
     range_log2: u32,
     universe: u64,
     out: &mut Vec<u8>,
@@ -552,18 +555,15 @@ pub(crate) fn build(
     };
     let start = out.len();
     let run_log2 = run_log2(universe);
-    // The values become their codes in place: one buffer less to allocate and fault in.
-    let mut codes = values;
-    for c in &mut codes {
-        *c = code(*c, run_log2, universe);
-    }
-    radix::sort(&mut codes, universe, &mut Vec::new());
-    codes.dedup();
+    radix::code_and_sort(values, scratch, universe, |v| code(v, run_log2, universe));
+    // Keys that differ past the projected bytes share a value, and values may share a code: one code each.
+    let distinct = dedup(values);
+    let codes = values.get(..distinct).unwrap_or_default();
     let n = codes.len() as u64;
     let positions = chosen.weights.len();
     #[expect(
         clippy::expect_used,
-        reason = "cannot fail under the documented preconditions (1 ≤ n ≤ values.len() ≤ universe, \
+        reason = "cannot fail under the documented preconditions (1 ≤ n ≤ distinct values ≤ universe, \
                   n ≤ 2^32 − 1, 2^range_log2 ≤ universe, a short prefix, at most MAX_POSITIONS positions), \
                   which the one caller, the builder, establishes; writing an empty filter instead would lose \
                   every key"
@@ -578,7 +578,7 @@ pub(crate) fn build(
     )
     .expect("the builder sizes a valid universe");
     if let Some(layout) = &params.layout {
-        elias_fano::encode(&codes, layout, out);
+        elias_fano::encode(codes, layout, out);
     }
     out.extend_from_slice(&first.to_le_bytes());
     out.extend_from_slice(&last.to_le_bytes());
@@ -596,6 +596,22 @@ pub(crate) fn build(
     out.extend_from_slice(chosen.prefix);
     let payload = out.get(start..).unwrap_or_default();
     (params.reading(payload), n)
+}
+
+/// Moves the distinct values of the sorted `values` to its front, in order, and returns how many there are.
+fn dedup(values: &mut [u64]) -> usize {
+    let mut len = 0;
+    for i in 0..values.len() {
+        if let Some(&v) = values.get(i)
+            && (len == 0 || values.get(len - 1) != Some(&v))
+        {
+            if let Some(slot) = values.get_mut(len) {
+                *slot = v;
+            }
+            len += 1;
+        }
+    }
+    len
 }
 
 /// Whether no byte string lies between `lower` and `upper` for certain (lower above upper, or equal with one of

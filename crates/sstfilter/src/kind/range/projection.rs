@@ -69,6 +69,39 @@ impl Verbatim {
         end: MAX_POSITIONS as u8,
         padded: false,
     };
+
+    /// The run of a projection of `m` positions (at most [`MAX_POSITIONS`]), given whether position `j`'s
+    /// alphabet is `full` (all 256 values), whether it is the `padding` alphabet `{0}`, and its `weight`: the
+    /// longest run of full positions ending at the last position, or just before it when the last is the padding
+    /// alphabet of weight 1, whose weights are `256^(end − 1 − j)`.
+    pub(crate) fn find(
+        m: usize,
+        full: impl Fn(usize) -> bool,
+        padding: impl Fn(usize) -> bool,
+        weight: impl Fn(usize) -> Option<u64>,
+    ) -> Verbatim {
+        let padded = m
+            .checked_sub(1)
+            .filter(|&last| padding(last) && weight(last) == Some(1));
+        let end = padded.unwrap_or(m);
+        let mut start = end;
+        while let Some(j) = start.checked_sub(1).filter(|_| end - start < 8) {
+            // NOTE: end − start < 8
+            if !(full(j) && weight(j) == Some(1u64 << (8 * (end - start)))) {
+                break;
+            }
+            start = j;
+        }
+        if start == end {
+            Verbatim::NONE
+        } else {
+            Verbatim {
+                start: start as u8, // NOTE: at most 16
+                end: end as u8,
+                padded: padded.is_some(),
+            }
+        }
+    }
 }
 
 /// Where a string falls against the keys' common prefix.
@@ -109,33 +142,21 @@ impl<'a> Projection<'a> {
 
     /// The block's [`Verbatim`] run.
     pub(crate) fn verbatim(&self) -> Verbatim {
-        let m = self.positions();
         let alphabet = |j: usize| self.alphabets.get(ALPHABET_LEN * j..ALPHABET_LEN * (j + 1));
-        let weight = |j: usize| self.weights.get(8 * j..8 * (j + 1));
-        let padding = m.checked_sub(1).filter(|&last| {
-            alphabet(last)
-                .is_some_and(|a| a.iter().enumerate().all(|(i, &b)| b == u8::from(i == 0)))
-                && weight(last) == Some(&1u64.to_le_bytes()[..])
-        });
-        let end = padding.unwrap_or(m);
-        let mut start = end;
-        while let Some(j) = start.checked_sub(1).filter(|_| end - start < 8) {
-            let full = alphabet(j).is_some_and(|a| a.iter().all(|&b| b == u8::MAX));
-            let power = (1u64 << (8 * (end - start))).to_le_bytes(); // NOTE: end − start < 8
-            if !(full && weight(j) == Some(&power[..])) {
-                break;
-            }
-            start = j;
-        }
-        if start == end {
-            Verbatim::NONE
-        } else {
-            Verbatim {
-                start: start as u8, // NOTE: at most 16
-                end: end as u8,
-                padded: padding.is_some(),
-            }
-        }
+        Verbatim::find(
+            self.positions(),
+            |j| alphabet(j).is_some_and(|a| a.iter().all(|&b| b == u8::MAX)),
+            |j| {
+                alphabet(j)
+                    .is_some_and(|a| a.iter().enumerate().all(|(i, &b)| b == u8::from(i == 0)))
+            },
+            |j| {
+                self.weights
+                    .get(8 * j..8 * (j + 1))
+                    .and_then(|w| w.try_into().ok())
+                    .map(u64::from_le_bytes)
+            },
+        )
     }
 
     /// The digits of `suffix` (the bytes after the prefix, zero-padded).
@@ -387,52 +408,104 @@ pub(crate) fn word_ranks(alphabet: &[u64; 4]) -> [u8; WORD_RANKS_LEN] {
     ranks
 }
 
-/// The projected values of keys' windows (their bytes after the prefix, zero-padded) for the writer's
-/// `alphabets` and `weights` (every byte of a key's window is in its alphabet), through a rank table per position.
-pub(crate) fn values(
-    windows: &[[u8; MAX_POSITIONS]],
+/// Projects keys' windows in place: `words` holds each key's window (its first [`MAX_POSITIONS`] bytes after the
+/// prefix, zero-padded, read as a big-endian u128) as two words, high then low; the first half becomes their
+/// projected values for the writer's `alphabets` and `weights` (every byte of a window is in its alphabet). A
+/// position whose alphabet holds one byte adds nothing; the verbatim run is read as one word; every other position
+/// through a table of its bytes' ranks times its weight. Returns the number of distinct values (windows come
+/// sorted, so their values do too).
+pub(crate) fn project_in_place(
+    words: &mut [u64],
     alphabets: &[[u64; 4]],
     weights: &[u64],
-) -> Vec<u64> {
-    let tables: Vec<[u64; 256]> = alphabets
+) -> usize {
+    let size = |a: &[u64; 4]| a.iter().map(|w| w.count_ones()).sum::<u32>();
+    let run = Verbatim::find(
+        alphabets.len(),
+        |j| alphabets.get(j).is_some_and(|a| size(a) == 256),
+        |j| alphabets.get(j) == Some(&[1, 0, 0, 0]),
+        |j| weights.get(j).copied(),
+    );
+    let (start, end) = (
+        usize::from(run.start),
+        usize::from(run.end).min(MAX_POSITIONS),
+    );
+    // The run's bytes: the window shifted down past the bytes after it, cut to its width (at most 8 bytes).
+    let run_shift = 8 * (MAX_POSITIONS - end) as u32;
+    let run_mask = match end.saturating_sub(start) {
+        0 => 0,
+        width => u64::MAX >> (64 - 8 * width as u32), // NOTE: 1 ≤ width ≤ 8
+    };
+    let tables: Vec<(usize, [u64; 256])> = alphabets
         .iter()
         .zip(weights)
-        .map(|(alphabet, &weight)| {
+        .enumerate()
+        .filter(|&(j, (alphabet, _))| !(start..end).contains(&j) && size(alphabet) > 1)
+        .map(|(j, (alphabet, &weight))| {
             let mut table = [0u64; 256];
             let mut rank = 0u64;
             for (b, slot) in table.iter_mut().enumerate() {
                 *slot = rank.saturating_mul(weight); // NOTE: only bytes outside the alphabet can reach 2^64
                 rank += alphabet.get(b / 64).map_or(0, |w| w >> (b % 64) & 1);
             }
-            table
+            (j, table)
         })
         .collect();
-    windows
-        .iter()
-        .map(|window| {
-            window
-                .iter()
-                .zip(&tables)
-                .map(|(&b, table)| table.get(usize::from(b)).copied().unwrap_or(0))
-                .sum::<u64>() // NOTE: below the product of the radixes, at most 2^64
-        })
-        .collect()
+    let n = words.len() / 2;
+    let mut distinct = 0;
+    let mut previous = None;
+    for i in 0..n {
+        let (Some(&high), Some(&low)) = (words.get(2 * i), words.get(2 * i + 1)) else {
+            break;
+        };
+        let window = u128::from(high) << 64 | u128::from(low);
+        let verbatim = (window >> run_shift) as u64 & run_mask;
+        #[expect(
+            clippy::big_endian_bytes,
+            reason = "a window is its bytes read big-endian"
+        )]
+        let bytes = window.to_be_bytes();
+        let value = tables.iter().fold(verbatim, |v, (j, table)| {
+            let b = bytes.get(*j).copied().unwrap_or(0);
+            // NOTE: below the product of the radixes, at most 2^64
+            v + table.get(usize::from(b)).copied().unwrap_or(0)
+        });
+        distinct += usize::from(previous != Some(value));
+        previous = Some(value);
+        if let Some(slot) = words.get_mut(i) {
+            *slot = value;
+        }
+    }
+    distinct
 }
 
-/// The projection a writer chooses for keys whose bytes after the prefix are `windows` (each
-/// [`MAX_POSITIONS`] bytes, zero-padded; at least one), at most `longest` of them each: per position the alphabet of
-/// the bytes there, as many positions as keep the product of the alphabet sizes within 2^64, and the weights.
-/// Returns the alphabets (32 bytes each) and the weights.
-pub(crate) fn choose(windows: &[[u8; MAX_POSITIONS]], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>) {
+/// The projection a writer chooses for keys whose bytes after the prefix are the windows in `words` (as
+/// [`project_in_place`] takes them), at most `longest` bytes each: per position the alphabet of the bytes there,
+/// as many positions as keep the product of the alphabet sizes within 2^64, and the weights. Returns the alphabets
+/// (32 bytes each) and the weights.
+pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>) {
     // Past the longest key every window is padding: the alphabet `{0}`, without reading a byte.
-    let mut alphabets = vec![[1u64, 0, 0, 0]; MAX_POSITIONS];
     let read = longest.min(MAX_POSITIONS);
-    for a in alphabets.iter_mut().take(read) {
-        *a = [0; 4];
+    // A byte a position a key: one store each, where setting a bit would load, or and store (a chain from key to
+    // key).
+    let mut seen = vec![[false; 256]; read];
+    for &[high, low] in words.as_chunks::<2>().0 {
+        #[expect(
+            clippy::big_endian_bytes,
+            reason = "a window is its bytes read big-endian"
+        )]
+        let bytes = (u128::from(high) << 64 | u128::from(low)).to_be_bytes();
+        for (seen, &b) in seen.iter_mut().zip(&bytes) {
+            if let Some(s) = seen.get_mut(usize::from(b)) {
+                *s = true;
+            }
+        }
     }
-    for window in windows {
-        for (alphabet, &b) in alphabets.iter_mut().zip(window).take(read) {
-            if let Some(w) = alphabet.get_mut(usize::from(b / 64)) {
+    let mut alphabets = vec![[1u64, 0, 0, 0]; MAX_POSITIONS];
+    for (alphabet, seen) in alphabets.iter_mut().zip(&seen) {
+        *alphabet = [0; 4];
+        for (b, _) in seen.iter().enumerate().filter(|&(_, &s)| s) {
+            if let Some(w) = alphabet.get_mut(b / 64) {
                 *w |= 1 << (b % 64);
             }
         }

@@ -1,57 +1,124 @@
-//! Sorting a Range filter's codes: a least-significant-digit radix sort, byte by byte, over only the bytes a code
-//! below the universe can have. The codes of keys in different runs are random, so a comparison sort pays about
-//! `log2 n` unpredictable branches a code; a radix pass is a count and a scatter, without a branch on the data.
+//! Sorting a Range filter's codes: a least-significant-digit radix sort over the high bits of the codes only (about
+//! `log2 n` of them, the bits that tell apart the codes' Elias–Fano buckets), then one insertion pass that orders
+//! the few codes sharing their high bits. The codes of keys in different runs are random, so a comparison sort pays
+//! about `log2 n` unpredictable branches a code; a radix pass is a count and a scatter, without a branch on the data,
+//! and sorting only the high bits needs two or three passes instead of one a byte of the universe.
 
-/// Bits a digit: 256 counters fit in a few lines of L1.
-const DIGIT_BITS: u32 = 8;
+/// The widest digit: 2^11 counters stay in L1, and a scatter's 2^11 open lines in L2.
+const MAX_DIGIT_BITS: u32 = 11;
 
-/// Sorts `codes` (every one below `universe`) in increasing order, using `scratch` as the second buffer.
-pub(crate) fn sort(codes: &mut Vec<u64>, universe: u64, scratch: &mut Vec<u64>) {
-    // Small inputs: the counting passes cost more than they save.
-    if codes.len() < 256 {
-        codes.sort_unstable();
+/// The most digits: enough for the high bits of up to 2^33 codes.
+const MAX_DIGITS: usize = 3;
+
+/// Replaces every value of `values` by its code `code(v)` (below `universe`) and sorts the codes in increasing
+/// order, using `scratch` (at least as long) as the second buffer: the codes are computed in the pass that counts
+/// their digits.
+pub(crate) fn code_and_sort(
+    values: &mut [u64],
+    scratch: &mut [u64],
+    universe: u64,
+    code: impl Fn(u64) -> u64,
+) {
+    let n = values.len();
+    let scratch = scratch.get_mut(..n).unwrap_or_default();
+    // Small inputs, or no scratch: the counting passes cost more than they save.
+    if n < 256 || scratch.len() < n || u32::try_from(n).is_err() {
+        values.iter_mut().for_each(|v| *v = code(*v));
+        values.sort_unstable();
         return;
     }
     let bits = u64::BITS - universe.saturating_sub(1).leading_zeros();
-    let digits = bits.div_ceil(DIGIT_BITS);
-    // Every digit's counts in one read of the codes.
-    let mut counts = vec![[0usize; 1 << DIGIT_BITS]; digits as usize];
-    for &c in codes.iter() {
+    // One more high bit than `log2 n`: a group of codes sharing their high bits holds half a code on average when
+    // the codes are spread evenly, and the codes of one run, in the order they came (increasing), when clustered.
+    let high_bits = (u64::BITS - (n as u64).leading_zeros()).min(bits);
+    let low_bits = bits - high_bits;
+    let digits = high_bits.div_ceil(MAX_DIGIT_BITS).max(1);
+    let digit_bits = high_bits.div_ceil(digits);
+    // Digit `d` is `(c >> shifts[d]) & masks[d]`; the digits past the last are 0 for every code.
+    let shifts: [u32; MAX_DIGITS] =
+        core::array::from_fn(|d| (low_bits + d as u32 * digit_bits).min(63));
+    let masks: [u64; MAX_DIGITS] = core::array::from_fn(|d| {
+        if (d as u32) < digits {
+            (1 << digit_bits) - 1
+        } else {
+            0
+        }
+    });
+    let digit = |c: u64, d: usize| {
+        let (shift, mask) = (
+            shifts.get(d).copied().unwrap_or(0),
+            masks.get(d).copied().unwrap_or(0),
+        );
+        // NOTE: below 2^MAX_DIGIT_BITS, the counters' length
+        ((c >> shift) & mask) as usize % (1 << MAX_DIGIT_BITS)
+    };
+    // Every digit's counts in the pass that computes the codes (u32: at most 2^32 − 1 codes).
+    let mut counts = vec![[0u32; 1 << MAX_DIGIT_BITS]; MAX_DIGITS];
+    for v in values.iter_mut() {
+        *v = code(*v);
         for (d, count) in counts.iter_mut().enumerate() {
-            if let Some(slot) = count.get_mut(digit(c, d as u32)) {
+            if let Some(slot) = count.get_mut(digit(*v, d)) {
                 *slot += 1;
             }
         }
     }
-    scratch.clear();
-    scratch.resize(codes.len(), 0);
-    for (d, count) in counts.iter().enumerate() {
+    let (mut from, mut to) = (&mut *values, &mut *scratch);
+    let mut passes = 0;
+    for (d, count) in counts.iter_mut().enumerate() {
         // A digit every code shares leaves the order as it is.
-        if count.contains(&codes.len()) {
+        if count.contains(&(n as u32)) {
             continue;
         }
-        let mut next = [0usize; 1 << DIGIT_BITS];
+        // Each digit's count becomes the position of its first code.
         let mut at = 0;
-        for (start, &c) in next.iter_mut().zip(count) {
-            *start = at;
-            at += c;
+        for slot in count.iter_mut() {
+            (*slot, at) = (at, at + *slot);
         }
-        for &c in codes.iter() {
-            if let Some(start) = next.get_mut(digit(c, d as u32))
-                && let Some(slot) = scratch.get_mut(*start)
+        for &c in from.iter() {
+            if let Some(start) = count.get_mut(digit(c, d))
+                && let Some(slot) = to.get_mut(*start as usize)
             {
                 *slot = c;
                 *start += 1;
             }
         }
-        core::mem::swap(codes, scratch);
+        core::mem::swap(&mut from, &mut to);
+        passes += 1;
     }
+    if passes % 2 == 1 {
+        values.copy_from_slice(scratch);
+    }
+    order_within_groups(values);
 }
 
-/// Digit `d` (from the least significant) of `c`.
-#[inline]
-fn digit(c: u64, d: u32) -> usize {
-    (c >> (d * DIGIT_BITS)) as usize & ((1 << DIGIT_BITS) - 1)
+/// Sorts `codes`, which are in order but for codes sharing their high bits, by moving each code back past the
+/// greater ones before it (they can only be in its group). Keys chosen to crowd a group could make that quadratic:
+/// past a budget of moves, a comparison sort finishes the job.
+fn order_within_groups(codes: &mut [u64]) {
+    let mut budget = codes.len().saturating_mul(8).saturating_add(1024);
+    for i in 1..codes.len() {
+        let Some(&c) = codes.get(i) else { break };
+        let mut j = i;
+        while let Some(&before) = j.checked_sub(1).and_then(|k| codes.get(k))
+            && before > c
+        {
+            if budget == 0 {
+                if let Some(slot) = codes.get_mut(j) {
+                    *slot = c;
+                }
+                codes.sort_unstable();
+                return;
+            }
+            budget -= 1;
+            if let Some(slot) = codes.get_mut(j) {
+                *slot = before;
+            }
+            j -= 1;
+        }
+        if let Some(slot) = codes.get_mut(j) {
+            *slot = c;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -59,6 +126,9 @@ mod tests {
     use super::*;
     use crate::math::splitmix64;
 
+    /// The codes come out as computing each and sorting them with the standard sort would give, for universes of
+    /// every width (one, two and three digits, a digit every code shares, an odd number of passes), inputs below
+    /// and above the size where the radix passes start, and codes clustered as a run of keys makes them.
     #[test]
     fn sorts_as_the_standard_sort_does() {
         let mut scratch = Vec::new();
@@ -69,11 +139,35 @@ mod tests {
                     .collect();
                 // Runs of equal and of shared-digit codes too.
                 codes.extend((0..n as u64 / 4).map(|i| (universe - 1).min(i / 3)));
-                let mut expected = codes.clone();
+                // Runs of increasing codes at random offsets, as a cluster of keys makes.
+                codes.extend((0..n as u64 / 4).map(|i| {
+                    (splitmix64(universe, i / 100) % universe).saturating_add(i % 100 * 7)
+                        % universe
+                }));
+                // A code: a rotation of the universe (any map into it would do), so that values are not codes.
+                let code = |v: u64| (v % universe).wrapping_add(universe / 3) % universe;
+                let mut expected: Vec<u64> = codes.iter().map(|&v| code(v)).collect();
                 expected.sort_unstable();
-                sort(&mut codes, universe, &mut scratch);
+                scratch.resize(codes.len(), 0);
+                code_and_sort(&mut codes, &mut scratch, universe, code);
                 assert_eq!(codes, expected, "universe {universe} n {n}");
             }
         }
+    }
+
+    #[test]
+    fn crowded_groups_are_sorted_within_the_budget_or_by_the_fallback() {
+        // Every code in one group, in decreasing order: the insertion pass runs out of moves and hands over.
+        let mut scratch = Vec::new();
+        for n in [300u64, 5000] {
+            let mut codes: Vec<u64> = (0..n).rev().collect();
+            scratch.resize(codes.len(), 0);
+            code_and_sort(&mut codes, &mut scratch, 1 << 40, |c| c);
+            assert!(codes.iter().copied().eq(0..n), "n {n}");
+        }
+        // A few codes a group out of order: ordered by moves alone.
+        let mut codes: Vec<u64> = (0..4096u64).map(|i| i ^ 1).collect();
+        order_within_groups(&mut codes);
+        assert!(codes.iter().copied().eq(0..4096));
     }
 }

@@ -280,6 +280,97 @@ fn empty_and_single_key_filters() {
     }
 }
 
+/// The builder projects its windows in place by shortcuts (the verbatim run read as one word, positions of one
+/// byte value skipped, tables for the rest): for key sets of every shape the values are the definition's, the sum
+/// over positions of each byte's rank in its alphabet times the position's weight, and the distinct ones counted.
+#[test]
+fn values_projected_in_place_are_the_definitions() {
+    let rank = |alphabet: &[u64; 4], b: u8| -> u64 {
+        (0..b)
+            .filter(|&x| alphabet[usize::from(x / 64)] >> (x % 64) & 1 == 1)
+            .count() as u64
+    };
+    let random = |seed: u64, len: usize, n: u64| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| {
+                (0..len)
+                    .map(|j| splitmix64(seed, i * 64 + j as u64) as u8)
+                    .collect()
+            })
+            .collect()
+    };
+    let shapes: Vec<(&str, Vec<Vec<u8>>)> = vec![
+        (
+            "integers",
+            integer_keys(3000, 1)
+                .iter()
+                .map(|k| k.to_be_bytes().to_vec())
+                .collect(),
+        ),
+        (
+            "clustered integers",
+            (0..3000u64)
+                .map(|i| (((i % 7) << 56) | (i * 13)).to_be_bytes().to_vec())
+                .collect(),
+        ),
+        ("binary of 12 bytes", random(3, 12, 2000)),
+        ("binary of 5 bytes", random(4, 5, 2000)),
+        (
+            "a constant byte in the middle",
+            random(5, 10, 2000)
+                .into_iter()
+                .map(|mut k| {
+                    k[3] = b'/';
+                    k
+                })
+                .collect(),
+        ),
+        (
+            "decimal of every length",
+            (0..3000u64)
+                .map(|i| format!("k{}", i * 7919 % 100_003).into_bytes())
+                .collect(),
+        ),
+        (
+            "text and binary",
+            random(6, 9, 500)
+                .into_iter()
+                .chain((0..500u64).map(|i| format!("x{i}").into_bytes()))
+                .collect(),
+        ),
+    ];
+    for (shape, mut keys) in shapes {
+        keys.sort();
+        let words: Vec<u64> = keys
+            .iter()
+            .flat_map(|k| {
+                let mut w = [0u8; MAX_POSITIONS];
+                for (d, s) in w.iter_mut().zip(k) {
+                    *d = *s;
+                }
+                let w = u128::from_be_bytes(w);
+                [(w >> 64) as u64, w as u64]
+            })
+            .collect();
+        let longest = keys.iter().map(Vec::len).max().unwrap();
+        let (alphabets, weights) = projection::choose(&words, longest);
+        let expected: Vec<u64> = keys
+            .iter()
+            .map(|k| {
+                (0..alphabets.len())
+                    .map(|j| rank(&alphabets[j], k.get(j).copied().unwrap_or(0)) * weights[j])
+                    .sum()
+            })
+            .collect();
+        let mut projected = words.clone();
+        let distinct = projection::project_in_place(&mut projected, &alphabets, &weights);
+        assert_eq!(&projected[..keys.len()], &expected[..], "{shape}");
+        let mut unique = expected.clone();
+        unique.dedup();
+        assert_eq!(distinct, unique.len(), "{shape}");
+    }
+}
+
 #[test]
 fn out_of_order_keys_are_refused_and_duplicates_counted_once() {
     let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01));
