@@ -1,6 +1,8 @@
 //! The Range filter's builder: takes a table's keys in sorted order, finds their common prefix as it goes, and
 //! projects each key once (FORMAT.md 4.5).
 
+use core::cmp::Ordering;
+
 use super::policy::RangePolicy;
 use super::projection::{self, MAX_POSITIONS};
 use super::{self as range, Chosen};
@@ -92,63 +94,82 @@ impl RangeFilterBuilder {
     /// key past the policy's [`max_keys`](RangePolicy::max_keys) is refused with [`UsageError::TooManyKeys`]: the
     /// filter could not keep its rate.
     pub fn add_key(&mut self, key: &[u8]) -> Result<(), UsageError> {
-        use core::cmp::Ordering;
         let prefix = self.first.get(..self.prefix_len).unwrap_or_default();
         // Without a call to compare no bytes: keys of fixed width often share none.
         let keeps_prefix = prefix.is_empty() || key.starts_with(prefix);
-        let mut rest = key.get(self.prefix_len..).unwrap_or_default();
-        let mut taken = window(rest);
-        if let [.., high, low] = self.words[..] {
-            let order = if keeps_prefix {
-                // Both keys are the prefix and then their rests: the windows (zero padding included) order them,
-                // unless they are equal; then a rest that fits in its window is the other's prefix, or both go on.
-                taken
-                    .cmp(&(u128::from(high) << 64 | u128::from(low)))
-                    .then_with(|| {
-                        if rest.len() <= MAX_POSITIONS || self.last_len <= MAX_POSITIONS {
-                            rest.len().cmp(&self.last_len)
-                        } else {
-                            rest.get(MAX_POSITIONS..).cmp(&Some(&self.last_tail[..]))
-                        }
-                    })
-            } else {
-                // The last key starts with the prefix and this one does not: they differ within it, or this one
-                // ends inside it.
-                key.cmp(prefix)
-            };
-            match order {
-                Ordering::Less => return Err(UsageError::KeysOutOfOrder),
-                Ordering::Equal => return Ok(()),
-                Ordering::Greater => {}
-            }
-        }
-        let max = self.max_keys;
-        if self.len() as u64 >= max {
-            return Err(UsageError::TooManyKeys {
-                expected: max,
-                found: max.saturating_add(1),
+        let (Some(&[high, low]), true) = (self.words.last_chunk::<2>(), keeps_prefix) else {
+            return self.add_first_or_shortening(key);
+        };
+        let rest = key.get(self.prefix_len..).unwrap_or_default();
+        let taken = window(rest);
+        // Both keys are the prefix and then their rests: the windows (zero padding included) order them, unless
+        // they are equal; then a rest that fits in its window is the other's prefix, or both go on.
+        let order = taken
+            .cmp(&(u128::from(high) << 64 | u128::from(low)))
+            .then_with(|| {
+                if rest.len() <= MAX_POSITIONS || self.last_len <= MAX_POSITIONS {
+                    rest.len().cmp(&self.last_len)
+                } else {
+                    rest.get(MAX_POSITIONS..).cmp(&Some(&self.last_tail[..]))
+                }
             });
+        match order {
+            Ordering::Less => Err(UsageError::KeysOutOfOrder),
+            Ordering::Equal => Ok(()),
+            Ordering::Greater => self.push(key, rest, taken),
         }
+    }
+
+    /// [`add_key`](Self::add_key) for the first key, which sets the prefix, and for a key that shortens it: out of
+    /// the path of the other keys, whose code stays small.
+    #[cold]
+    #[inline(never)]
+    fn add_first_or_shortening(&mut self, key: &[u8]) -> Result<(), UsageError> {
+        let prefix = self.first.get(..self.prefix_len).unwrap_or_default();
         if self.words.is_empty() {
+            self.check_room()?;
             self.first
                 .extend_from_slice(key.get(..Self::MAX_PREFIX_LEN).unwrap_or(key));
             self.prefix_len = self.first.len();
             self.runs.push((0, self.prefix_len));
-            rest = key.get(self.prefix_len..).unwrap_or_default();
-            taken = window(rest);
-        } else if !keeps_prefix {
+        } else {
+            // The last key starts with the prefix and this one does not: they differ within it, or this one ends
+            // inside it.
+            if key.cmp(prefix) == Ordering::Less {
+                return Err(UsageError::KeysOutOfOrder);
+            }
+            self.check_room()?;
             let shared = prefix.iter().zip(key).take_while(|(a, b)| a == b).count();
             self.prefix_len = shared;
             self.runs.push((self.len(), shared));
-            rest = key.get(shared..).unwrap_or_default();
-            taken = window(rest);
         }
+        let rest = key.get(self.prefix_len..).unwrap_or_default();
+        self.push(key, rest, window(rest))
+    }
+
+    /// Adds a key in order, whose bytes after the prefix are `rest` and window `taken`, if the policy has room.
+    #[inline(always)]
+    fn push(&mut self, key: &[u8], rest: &[u8], taken: u128) -> Result<(), UsageError> {
+        self.check_room()?;
         self.words.extend([(taken >> 64) as u64, taken as u64]);
         self.longest = self.longest.max(key.len());
         self.last_len = rest.len();
         self.last_tail.clear();
         if let Some(tail) = rest.get(MAX_POSITIONS..) {
             self.last_tail.extend_from_slice(tail);
+        }
+        Ok(())
+    }
+
+    /// Refuses a key past the policy's [`max_keys`](RangePolicy::max_keys).
+    #[inline(always)]
+    fn check_room(&self) -> Result<(), UsageError> {
+        let max = self.max_keys;
+        if self.len() as u64 >= max {
+            return Err(UsageError::TooManyKeys {
+                expected: max,
+                found: max.saturating_add(1),
+            });
         }
         Ok(())
     }

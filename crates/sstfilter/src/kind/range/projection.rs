@@ -451,30 +451,38 @@ pub(crate) fn project_in_place(
             (j, table)
         })
         .collect();
-    let n = words.len() / 2;
+    // Block by block: the values of a block's windows, position by position (a short loop of a shift, a load and
+    // an add), then stored over the first half, behind the windows still to read.
+    const BLOCK: usize = 1024;
     let mut distinct = 0;
     let mut previous = None;
-    for i in 0..n {
-        let (Some(&high), Some(&low)) = (words.get(2 * i), words.get(2 * i + 1)) else {
+    let mut block_values = [0u64; BLOCK];
+    let mut at = 0;
+    while let Some(block) = words.get(2 * at..).map(|w| w.as_chunks::<2>().0) {
+        let block = block.get(..BLOCK).unwrap_or(block);
+        if block.is_empty() {
             break;
-        };
-        let window = u128::from(high) << 64 | u128::from(low);
-        let verbatim = (window >> run_shift) as u64 & run_mask;
-        #[expect(
-            clippy::big_endian_bytes,
-            reason = "a window is its bytes read big-endian"
-        )]
-        let bytes = window.to_be_bytes();
-        let value = tables.iter().fold(verbatim, |v, (j, table)| {
-            let b = bytes.get(*j).copied().unwrap_or(0);
-            // NOTE: below the product of the radixes, at most 2^64
-            v + table.get(usize::from(b)).copied().unwrap_or(0)
-        });
-        distinct += usize::from(previous != Some(value));
-        previous = Some(value);
-        if let Some(slot) = words.get_mut(i) {
-            *slot = value;
         }
+        let values = block_values.get_mut(..block.len()).unwrap_or_default();
+        for (v, &[high, low]) in values.iter_mut().zip(block) {
+            *v = ((u128::from(high) << 64 | u128::from(low)) >> run_shift) as u64 & run_mask;
+        }
+        for (j, table) in &tables {
+            let (word, shift) = (j / 8, 8 * (7 - j % 8) as u32);
+            for (v, window) in values.iter_mut().zip(block) {
+                let b = window.get(word).map_or(0, |w| (w >> shift) as u8);
+                // NOTE: below the product of the radixes, at most 2^64
+                *v += table.get(usize::from(b)).copied().unwrap_or(0);
+            }
+        }
+        for &v in values.iter() {
+            distinct += usize::from(previous != Some(v));
+            previous = Some(v);
+        }
+        if let Some(to) = words.get_mut(at..at + values.len()) {
+            to.copy_from_slice(values);
+        }
+        at += values.len();
     }
     distinct
 }
@@ -487,18 +495,27 @@ pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>)
     // Past the longest key every window is padding: the alphabet `{0}`, without reading a byte.
     let read = longest.min(MAX_POSITIONS);
     // A byte a position a key: one store each, where setting a bit would load, or and store (a chain from key to
-    // key).
+    // key). A position whose alphabet is full has nothing left to learn: binary keys fill theirs within a few
+    // thousand keys, and then no byte is read.
     let mut seen = vec![[false; 256]; read];
-    for &[high, low] in words.as_chunks::<2>().0 {
-        #[expect(
-            clippy::big_endian_bytes,
-            reason = "a window is its bytes read big-endian"
-        )]
-        let bytes = (u128::from(high) << 64 | u128::from(low)).to_be_bytes();
-        for (seen, &b) in seen.iter_mut().zip(&bytes) {
-            if let Some(s) = seen.get_mut(usize::from(b)) {
-                *s = true;
+    let mut open: Vec<usize> = (0..read).collect();
+    for block in words.as_chunks::<2>().0.chunks(1024) {
+        // Position by position over a block in L1: a short loop of a shift and a store.
+        for &j in &open {
+            let (word, shift) = (j / 8, 8 * (7 - j % 8) as u32);
+            let Some(seen) = seen.get_mut(j) else {
+                continue;
+            };
+            for window in block {
+                let b = window.get(word).map_or(0, |w| (w >> shift) as u8);
+                if let Some(s) = seen.get_mut(usize::from(b)) {
+                    *s = true;
+                }
             }
+        }
+        open.retain(|&j| seen.get(j).is_some_and(|s| s.contains(&false)));
+        if open.is_empty() {
+            break;
         }
     }
     let mut alphabets = vec![[1u64, 0, 0, 0]; MAX_POSITIONS];
