@@ -408,12 +408,34 @@ pub(crate) fn word_ranks(alphabet: &[u64; 4]) -> [u8; WORD_RANKS_LEN] {
     ranks
 }
 
+/// Windows a writer's passes take at a time: 4 KiB, in L1 while a pass reads them once a position.
+const BLOCK: usize = 256;
+
+/// Byte `j` of a window kept as two words, high then low.
+#[inline(always)]
+fn byte_at(window: &[u64; 2], j: usize) -> u8 {
+    window
+        .get(j / 8)
+        .map_or(0, |w| (w >> (8 * (7 - j % 8))) as u8)
+}
+
+/// How many leading bytes every window of `block` shares, for windows in non-decreasing order: those the first
+/// and the last share (sorted keys of a cluster, or any keys' first byte in a small block, differ only further on).
+fn shared_bytes(block: &[[u64; 2]]) -> usize {
+    let word = |w: &[u64; 2]| u128::from(w[0]) << 64 | u128::from(w[1]);
+    match (block.first(), block.last()) {
+        (Some(first), Some(last)) => (word(first) ^ word(last)).leading_zeros() as usize / 8,
+        _ => 0,
+    }
+}
+
 /// Projects keys' windows in place: `words` holds each key's window (its first [`MAX_POSITIONS`] bytes after the
-/// prefix, zero-padded, read as a big-endian u128) as two words, high then low; the first half becomes their
+/// prefix, zero-padded, read as a big-endian u128), in non-decreasing order (the keys' order), as two words, high
+/// then low; the first half becomes their
 /// projected values for the writer's `alphabets` and `weights` (every byte of a window is in its alphabet). A
 /// position whose alphabet holds one byte adds nothing; the verbatim run is read as one word; every other position
-/// through a table of its bytes' ranks times its weight. Returns the number of distinct values (windows come
-/// sorted, so their values do too).
+/// through a table of its bytes' ranks times its weight. Returns the number of distinct values (the values come
+/// in the windows' order).
 pub(crate) fn project_in_place(
     words: &mut [u64],
     alphabets: &[[u64; 4]],
@@ -452,8 +474,8 @@ pub(crate) fn project_in_place(
         })
         .collect();
     // Block by block: the values of a block's windows, position by position (a short loop of a shift, a load and
-    // an add), then stored over the first half, behind the windows still to read.
-    const BLOCK: usize = 1024;
+    // an add; a position every window of the block shares adds one constant), then stored over the first half,
+    // behind the windows still to read.
     let mut distinct = 0;
     let mut previous = None;
     let mut block_values = [0u64; BLOCK];
@@ -464,15 +486,29 @@ pub(crate) fn project_in_place(
             break;
         }
         let values = block_values.get_mut(..block.len()).unwrap_or_default();
+        let shared = shared_bytes(block);
+        let (constant, varying) = tables.split_at(tables.partition_point(|&(j, _)| j < shared));
+        let first = block.first().copied().unwrap_or_default();
+        let constant: u64 = constant
+            .iter()
+            .map(|(j, table)| {
+                table
+                    .get(usize::from(byte_at(&first, *j)))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .sum(); // NOTE: below the product of the radixes, at most 2^64
         for (v, &[high, low]) in values.iter_mut().zip(block) {
-            *v = ((u128::from(high) << 64 | u128::from(low)) >> run_shift) as u64 & run_mask;
+            *v = (((u128::from(high) << 64 | u128::from(low)) >> run_shift) as u64 & run_mask)
+                + constant;
         }
-        for (j, table) in &tables {
-            let (word, shift) = (j / 8, 8 * (7 - j % 8) as u32);
+        for (j, table) in varying {
             for (v, window) in values.iter_mut().zip(block) {
-                let b = window.get(word).map_or(0, |w| (w >> shift) as u8);
                 // NOTE: below the product of the radixes, at most 2^64
-                *v += table.get(usize::from(b)).copied().unwrap_or(0);
+                *v += table
+                    .get(usize::from(byte_at(window, *j)))
+                    .copied()
+                    .unwrap_or(0);
             }
         }
         for &v in values.iter() {
@@ -488,7 +524,7 @@ pub(crate) fn project_in_place(
 }
 
 /// The projection a writer chooses for keys whose bytes after the prefix are the windows in `words` (as
-/// [`project_in_place`] takes them), at most `longest` bytes each: per position the alphabet of the bytes there,
+/// [`project_in_place`] takes them, in the same order), at most `longest` bytes each: per position the alphabet of the bytes there,
 /// as many positions as keep the product of the alphabet sizes within 2^64, and the weights. Returns the alphabets
 /// (32 bytes each) and the weights.
 pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>) {
@@ -499,16 +535,21 @@ pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>)
     // thousand keys, and then no byte is read.
     let mut seen = vec![[false; 256]; read];
     let mut open: Vec<usize> = (0..read).collect();
-    for block in words.as_chunks::<2>().0.chunks(1024) {
-        // Position by position over a block in L1: a short loop of a shift and a store.
+    for block in words.as_chunks::<2>().0.chunks(BLOCK) {
+        // Position by position over a block in L1: a short loop of a shift and a store; one store for a position
+        // every window of the block shares.
+        let shared = shared_bytes(block);
         for &j in &open {
-            let (word, shift) = (j / 8, 8 * (7 - j % 8) as u32);
             let Some(seen) = seen.get_mut(j) else {
                 continue;
             };
-            for window in block {
-                let b = window.get(word).map_or(0, |w| (w >> shift) as u8);
-                if let Some(s) = seen.get_mut(usize::from(b)) {
+            let windows = if j < shared {
+                block.get(..1)
+            } else {
+                Some(block)
+            };
+            for window in windows.unwrap_or_default() {
+                if let Some(s) = seen.get_mut(usize::from(byte_at(window, j))) {
                     *s = true;
                 }
             }
