@@ -431,11 +431,10 @@ fn shared_bytes(block: &[[u64; 2]]) -> usize {
 
 /// Projects keys' windows in place: `words` holds each key's window (its first [`MAX_POSITIONS`] bytes after the
 /// prefix, zero-padded, read as a big-endian u128), in non-decreasing order (the keys' order), as two words, high
-/// then low; the first half becomes their
-/// projected values for the writer's `alphabets` and `weights` (every byte of a window is in its alphabet). A
-/// position whose alphabet holds one byte adds nothing; the verbatim run is read as one word; every other position
-/// through a table of its bytes' ranks times its weight. Returns the number of distinct values (the values come
-/// in the windows' order).
+/// then low; the first half becomes their projected values for the writer's `alphabets` and `weights` (every byte
+/// of a window is in its alphabet). A position whose alphabet holds one byte adds nothing; the verbatim run is read
+/// as one word; every other position through a table of its bytes' ranks times its weight. Returns the number of
+/// distinct values (they come in the windows' order).
 pub(crate) fn project_in_place(
     words: &mut [u64],
     alphabets: &[[u64; 4]],
