@@ -321,6 +321,7 @@ impl RangeFilterBuilder {
     clippy::big_endian_bytes,
     reason = "a window read big-endian compares as its bytes do"
 )]
+#[inline]
 fn window(bytes: &[u8]) -> u128 {
     // Most keys are 8 bytes or more after the prefix: whole words, without a copy.
     let word = |b: &[u8]| match b.first_chunk::<8>() {
