@@ -387,10 +387,11 @@ fn beside_grafite(n: usize, queries: usize) {
             let mut times = vec![[Vec::new(), Vec::new()]; 6];
             let mut bloom_times = Vec::new();
             for _ in 0..REPS {
-                let ours_build = median_ns(1, keys.len(), || {
+                // A build is one pass of tens of milliseconds, at the mercy of the moment: the median of three.
+                let ours_build = median_ns(3, keys.len(), || {
                     black_box(range_block(policy, black_box(&keys)));
                 });
-                let peer_build = median_ns(1, ids.len(), || {
+                let peer_build = median_ns(3, ids.len(), || {
                     black_box(grafite_filter(black_box(&ids), len, fpr));
                 });
                 let time = |f: &dyn Fn(u64, u64) -> bool, ranges: &[(u64, u64)]| {
