@@ -5,14 +5,32 @@
 use core::cmp::Ordering;
 
 /// The separators of one index, reduced to what a search needs first. Built once when the index is opened.
+///
+/// The heads are kept as a static B+-tree of 64-byte nodes (8 heads each, one cache line): level 0 is every head
+/// in order, padded with `u64::MAX` to whole nodes; each level above holds the last head of every node of the
+/// level below, until one node holds them all. A search reads one node a level from the top (4 dependent lines
+/// for 3,000 partitions, where a binary search over the heads reads 12) and counts its heads below the key's
+/// without a branch.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SeparatorHeads {
     /// The prefix every separator starts with (that of the first and the last, which are sorted).
     common: Vec<u8>,
     /// Separator `i`'s 8 bytes after `common`, zero-padded, big-endian: a non-decreasing list whose order agrees
-    /// with the separators' wherever two heads differ.
-    heads: Vec<u64>,
+    /// with the separators' wherever two heads differ. Level 0 of the tree, nodes `0..levels[0].1`.
+    nodes: Vec<Node>,
+    /// Each level's first node in `nodes` and node count, the top level last.
+    levels: Vec<(usize, usize)>,
+    /// The number of heads (separators).
+    len: usize,
 }
+
+/// Eight heads on one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Node([u64; NODE]);
+
+/// Heads a node holds.
+const NODE: usize = 8;
 
 impl SeparatorHeads {
     /// The heads of `separators`, which must be in strictly increasing order (an index's open checks it).
@@ -23,10 +41,48 @@ impl SeparatorHeads {
         };
         let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
         let common = first.get(..shared).unwrap_or_default().to_vec();
-        let heads = separators
-            .map(|s| head(s.get(shared..).unwrap_or_default()))
-            .collect();
-        SeparatorHeads { common, heads }
+        // Level 0: every head, in nodes filled as the separators come (no list of heads in between).
+        let mut nodes = Vec::new();
+        let mut len = 0;
+        for separator in separators {
+            let at = len % NODE;
+            if at == 0 {
+                nodes.push(Node([u64::MAX; NODE]));
+            }
+            if let Some(slot) = nodes.last_mut().and_then(|node| node.0.get_mut(at)) {
+                *slot = head(separator.get(shared..).unwrap_or_default());
+            }
+            len += 1;
+        }
+        // Each level above: the last head of each node below (`u64::MAX` for a last node not full, which is
+        // never below a key, as every node's last head it stands for is not).
+        let mut levels = vec![(0, nodes.len())];
+        while let Some(&(start, count)) = levels.last().filter(|&&(_, count)| count > 1) {
+            let next = nodes.len();
+            for first in (start..start + count).step_by(NODE) {
+                let mut node = Node([u64::MAX; NODE]);
+                for (slot, below) in node
+                    .0
+                    .iter_mut()
+                    .zip(first..(first + NODE).min(start + count))
+                {
+                    *slot = nodes.get(below).map_or(u64::MAX, |n| n.0[NODE - 1]);
+                }
+                nodes.push(node);
+            }
+            levels.push((next, nodes.len() - next));
+        }
+        SeparatorHeads {
+            common,
+            nodes,
+            levels,
+            len,
+        }
+    }
+
+    /// Head `i`.
+    fn head(&self, i: usize) -> Option<u64> {
+        (i < self.len).then(|| self.nodes.get(i / NODE)?.0.get(i % NODE).copied())?
     }
 
     /// The position of the first separator `>= key` (the number of separators if there is none), where
@@ -42,18 +98,38 @@ impl SeparatorHeads {
             Ordering::Less => return 0,
             Ordering::Equal if key.len() < self.common.len() => return 0,
             // Above it: past every separator.
-            Ordering::Greater => return self.heads.len(),
+            Ordering::Greater => return self.len,
             Ordering::Equal => {}
         }
         let k = head(key.get(shared..).unwrap_or_default());
         // Separators whose head is below the key's are below the key, and those above it above; only heads equal
         // to the key's (rarely more than one) leave the order open.
-        let lo = first_at_least(&self.heads, k);
+        let lo = self.first_at_least(k);
         let mut hi = lo;
-        while self.heads.get(hi) == Some(&k) {
+        while self.head(hi) == Some(k) {
             hi += 1;
         }
         first_separator_at_least(lo, hi, key, separator)
+    }
+
+    /// The number of heads below `k`, which is the position of the first head at least `k` (heads are sorted).
+    /// From the top level down: in the node chosen so far, the heads below `k` number the node's children (the
+    /// nodes of the level below) whose last head is below `k`, so the first child that may hold a head `>= k` is
+    /// that count further on; at level 0 the count is the position itself. Padding, `u64::MAX`, is never below `k`.
+    fn first_at_least(&self, k: u64) -> usize {
+        let mut at = 0;
+        for &(start, count) in self.levels.iter().rev() {
+            // Every node of the level below ends below `k` (so does every head): past the last separator.
+            if at >= count {
+                return self.len;
+            }
+            let Some(node) = self.nodes.get(start + at) else {
+                return self.len;
+            };
+            let below: usize = node.0.iter().map(|&h| usize::from(h < k)).sum();
+            at = at * NODE + below;
+        }
+        at
     }
 }
 
@@ -86,27 +162,14 @@ pub(crate) fn first_separator_at_least<'a>(
     reason = "an integer whose order is the bytes' order, for comparing in memory; never stored"
 )]
 fn head(bytes: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    for (w, b) in word.iter_mut().zip(bytes) {
-        *w = *b;
+    if let Some(word) = bytes.first_chunk::<8>() {
+        return u64::from_be_bytes(*word);
     }
-    u64::from_be_bytes(word)
-}
-
-/// The first position of the non-decreasing `heads` whose head is at least `k` (the length if none is): a binary
-/// search whose steps depend only on the length, each choosing its half with a conditional move rather than a
-/// branch the data decides (which a search over random keys mispredicts half the time).
-fn first_at_least(heads: &[u64], k: u64) -> usize {
-    let mut base = 0;
-    let mut size = heads.len();
-    while size > 1 {
-        let half = size / 2;
-        // `base + half < heads.len()` throughout; a missing head counts as "at least k", never skipping one.
-        let below = heads.get(base + half).is_some_and(|&h| h < k);
-        base = core::hint::select_unpredictable(below, base + half, base);
-        size -= half;
-    }
-    base + usize::from(heads.get(base).is_some_and(|&h| h < k))
+    // Shorter: byte by byte (a copy of a variable length would be a call to `memcpy`, on every lookup).
+    bytes
+        .iter()
+        .zip((0..8).rev())
+        .fold(0, |word, (&b, at)| word | u64::from(b) << (8 * at))
 }
 
 #[cfg(test)]
@@ -168,6 +231,47 @@ mod tests {
         }
         for separators in &cases {
             check(separators, &universe);
+        }
+    }
+
+    #[test]
+    #[expect(
+        clippy::big_endian_bytes,
+        reason = "keys whose byte order is their numbers' order"
+    )]
+    fn agrees_for_every_tree_height_and_at_every_node_edge() {
+        // Counts around each node and level boundary (8, 64, 512, 4,096 heads), separators 3 apart so that keys
+        // fall on, between, below and above them; with and without two last ones whose heads are all 0xFF (the
+        // padding's own value).
+        let counts = [
+            1usize, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 72, 511, 512, 513, 4095, 4096, 4097,
+        ];
+        for (n, top) in counts.into_iter().flat_map(|n| [(n, 0), (n, 2)]) {
+            let mut separators: Vec<Vec<u8>> = (0..n as u64)
+                .map(|i| [b"k".as_slice(), &(3 * i + 1).to_be_bytes()].concat())
+                .collect();
+            if top > 0 {
+                separators.push([b"k".as_slice(), &[0xFF; 8], &[0]].concat());
+                separators.push([b"k".as_slice(), &[0xFF; 9]].concat());
+            }
+            let mut keys: Vec<Vec<u8>> = (0..3 * n as u64 + 3)
+                .map(|i| [b"k".as_slice(), &i.to_be_bytes()].concat())
+                .collect();
+            keys.extend([
+                b"k".to_vec(),
+                b"j".to_vec(),
+                b"l".to_vec(),
+                [b"k".as_slice(), &[0xFF; 8]].concat(),
+                [b"k".as_slice(), &[0xFF; 10]].concat(),
+            ]);
+            check(&separators, &keys);
+            let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice));
+            let height = heads.levels.len();
+            let mut expected = 1u32;
+            while (n + top).div_ceil(NODE.pow(expected - 1)) > NODE {
+                expected += 1;
+            }
+            assert_eq!(height, expected as usize, "{n} separators");
         }
     }
 
