@@ -6,7 +6,8 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use sstfilter::{
     CappedPrefix, DelimitedPrefix, FixedPrefix, Loaded, Partition, PartitionCuts, PartitionLoader,
-    PartitionedFilter, PartitionedFilterBuilder, Partitions, PrefixExtractor, UsageError,
+    PartitionQuestion, PartitionedFilter, PartitionedFilterBuilder, Partitions, PrefixExtractor,
+    UsageError, VerifiedPartition,
 };
 
 use crate::recipe::SharedPolicy;
@@ -141,6 +142,15 @@ impl Partitioning {
         let with_heads = filter.clone().with_search_heads();
         let blocks: Vec<&[u8]> = partitions.blocks().iter().map(Vec::as_slice).collect();
         let loader = ByOffset(&blocks);
+        let verified: Vec<VerifiedPartition<&[u8]>> = filter
+            .partitions()
+            .map(|p| {
+                filter
+                    .verify_partition(&p, blocks[p.position])
+                    .unwrap_or_else(|e| panic!("{what}: a fresh partition does not verify: {e}"))
+            })
+            .collect();
+        let in_place = InPlace(&verified);
         for key in &sorted {
             let partition = filter
                 .find(key)
@@ -157,7 +167,34 @@ impl Partitioning {
                 filter.may_contain(key, &loader),
                 "{what}: partitioned lost {key:?}"
             );
+            assert!(
+                with_heads.may_contain(key, &in_place),
+                "{what}: partitioned, asked in place, lost {key:?}"
+            );
         }
+    }
+}
+
+/// Verified partitions, by position, asked in place ([`PartitionLoader::ask_in_place`]) as a cache would.
+pub struct InPlace<'a>(pub &'a [VerifiedPartition<&'a [u8]>]);
+
+impl PartitionLoader for InPlace<'_> {
+    type Block<'b>
+        = &'b [u8]
+    where
+        Self: 'b;
+    type Error = ();
+
+    fn load(&self, _partition: &Partition) -> Result<Loaded<&[u8]>, ()> {
+        Err(())
+    }
+
+    fn ask_in_place<Q: PartitionQuestion>(
+        &self,
+        partition: &Partition,
+        question: &Q,
+    ) -> Option<Q::Answer> {
+        Some(question.ask(self.0.get(partition.position)?))
     }
 }
 

@@ -1,68 +1,26 @@
-//! A byte-budgeted LRU cache of filter partitions, shareable by every table of a store.
+//! A byte-budgeted cache of filter partitions, shareable by every table of a store.
+//!
+//! A lookup that hits finds its partition by position: each open table keeps a slot per partition
+//! ([`TablePartitions`]), and a hit asks the partition in place under its slot's own read lock. No lock shared by
+//! the whole cache, no hash map, no reference count and no copy of the partition's decoded form is touched on a
+//! hit (each cost a cache miss or a contended line of its own); the shared [`PartitionCache`] only accounts for
+//! the budget and chooses what to evict, on a miss.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
-use sstfilter::{AlignedBlock, VerifiedPartition};
+use sstfilter::{AlignedBlock, PartitionQuestion, VerifiedPartition};
 
-/// A partition's bytes, shared between the cache and the lookups using them.
-#[derive(Clone, Debug)]
-pub(crate) struct SharedBlock(Arc<AlignedBlock>);
-
-impl SharedBlock {
-    pub(crate) fn new(block: AlignedBlock) -> Self {
-        SharedBlock(Arc::new(block))
-    }
-}
-
-impl AsRef<[u8]> for SharedBlock {
-    fn as_ref(&self) -> &[u8] {
-        self.0.as_ref().as_ref()
-    }
-}
-
-/// What the cache holds: partitions verified as they entered (a clone shares the bytes).
-pub(crate) type CachedPartition = VerifiedPartition<SharedBlock>;
-
-/// Which partition of which open table: table ids are unique per process.
-type Key = (u64, usize);
-
-/// Hashes a [`Key`] with one multiply: keys are small integers chosen by this process, not by an adversary, so
-/// the DoS-resistant default hasher (a fifth of a cached lookup's time, measured with perf) buys nothing here.
-#[derive(Debug, Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        // Fibonacci hashing of the running value: the high bits, which hashbrown uses, mix every input bit.
-        self.0 = (self.0.rotate_left(29) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-type KeyMap = HashMap<Key, usize, BuildHasherDefault<KeyHasher>>;
+/// What the cache holds: partitions verified as they entered.
+pub(crate) type CachedPartition = VerifiedPartition<AlignedBlock>;
 
 /// Holds the filter partitions that lookups loaded, up to a budget of bytes, evicting partitions not used
-/// recently (CLOCK, an approximation of least-recently-used whose hits take only a shared lock).
+/// recently (CLOCK, an approximation of least-recently-used whose hits only set a bit).
 ///
 /// One cache may serve every table of a store (clones share it), so the budget bounds the whole store's
-/// resident filter partitions, as a block cache does; each table's partition index stays pinned outside it.
-/// A partition larger than the whole budget is used for its lookup and not kept.
+/// resident filter partitions, as a block cache does; each table's partition index stays pinned outside it, and
+/// a table gives its partitions' bytes back when it is dropped. A partition larger than the whole budget is used
+/// for its lookup and not kept.
 ///
 /// ```
 /// use sstfilter_table::PartitionCache;
@@ -78,21 +36,68 @@ pub struct PartitionCache(Arc<RwLock<Clock>>);
 struct Clock {
     budget: usize,
     used: usize,
-    /// Where each cached partition's slot is.
-    slots_by_key: KeyMap,
-    slots: Vec<Option<Slot>>,
-    /// Slots emptied by eviction, reused first.
+    /// Partitions held.
+    len: usize,
+    /// The ring the hand turns over: which table slot holds each cached partition.
+    entries: Vec<Option<Entry>>,
+    /// Entries emptied by eviction, reused first.
     free: Vec<usize>,
-    /// The next slot eviction looks at.
+    /// The next entry eviction looks at.
     hand: usize,
 }
 
 #[derive(Debug)]
+struct Entry {
+    table: Arc<TableSlots>,
+    position: usize,
+    len: usize,
+}
+
+impl Entry {
+    /// Empties the entry's slot unless its partition was referenced since the hand last passed (clearing the
+    /// bit) or is in use by a lookup: waiting for a lookup could wait for this very thread.
+    fn release(&self) -> bool {
+        let Some(slot) = self.table.slots.get(self.position) else {
+            return true;
+        };
+        if slot.referenced.swap(false, Ordering::Relaxed) {
+            return false;
+        }
+        let mut held = match slot.partition.try_write() {
+            Ok(held) => held,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return false,
+        };
+        *held = None;
+        self.table.resident.fetch_sub(1, Ordering::Relaxed);
+        true
+    }
+}
+
+/// One table's partitions in the cache: slot `p` holds partition `p` when it is cached.
+#[derive(Debug)]
+struct TableSlots {
+    slots: Box<[Slot]>,
+    /// Partitions of this table held by the cache (changed under the cache's lock).
+    resident: AtomicUsize,
+}
+
+#[derive(Debug)]
 struct Slot {
-    key: Key,
-    block: CachedPartition,
-    /// Set by every hit, cleared as the hand passes: a slot is evicted when the hand finds it clear.
+    /// Written only under the cache's write lock; a hit holds the read lock while it asks the partition.
+    partition: RwLock<Option<Box<CachedPartition>>>,
+    /// Set by every hit, cleared as the hand passes: a partition is evicted when the hand finds it clear.
     referenced: AtomicBool,
+}
+
+// A panic while a lock was held left a consistent cache (every update completes before the lock is released or
+// panics before changing anything), so a poisoned lock is still usable.
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl PartitionCache {
@@ -102,8 +107,8 @@ impl PartitionCache {
         PartitionCache(Arc::new(RwLock::new(Clock {
             budget: budget_bytes,
             used: 0,
-            slots_by_key: KeyMap::default(),
-            slots: Vec::new(),
+            len: 0,
+            entries: Vec::new(),
             free: Vec::new(),
             hand: 0,
         })))
@@ -115,26 +120,16 @@ impl PartitionCache {
         Self::new(usize::MAX)
     }
 
-    // A panic while a lock was held left a consistent cache (every update completes before the lock is released
-    // or panics before changing anything), so a poisoned lock is still usable.
-    fn read(&self) -> RwLockReadGuard<'_, Clock> {
-        self.0.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn write(&self) -> RwLockWriteGuard<'_, Clock> {
-        self.0.write().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Bytes of partitions held now.
     #[must_use]
     pub fn resident_bytes(&self) -> usize {
-        self.read().used
+        read(&self.0).used
     }
 
     /// Partitions held now.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.read().slots_by_key.len()
+        read(&self.0).len
     }
 
     /// Whether no partition is held.
@@ -146,80 +141,155 @@ impl PartitionCache {
     /// The budget in bytes.
     #[must_use]
     pub fn budget_bytes(&self) -> usize {
-        self.read().budget
+        read(&self.0).budget
     }
 
-    /// The cached partition, marked as used.
-    pub(crate) fn get(&self, key: Key) -> Option<CachedPartition> {
-        let clock = self.read();
-        let slot = clock.slots.get(*clock.slots_by_key.get(&key)?)?.as_ref()?;
-        slot.referenced.store(true, Ordering::Relaxed);
-        Some(slot.block.clone())
-    }
-
-    /// Keeps `block` under `key`, evicting partitions not used recently to stay within the budget.
-    pub(crate) fn insert(&self, key: Key, block: CachedPartition) {
-        let mut clock = self.write();
-        let len = len_of(&block);
-        if len > clock.budget || clock.slots_by_key.contains_key(&key) {
+    /// Keeps a copy of `partition` in `table`'s slot `position`, evicting partitions not used recently to stay
+    /// within the budget; nothing if another lookup put it there first, if it is larger than the whole budget, or
+    /// if every partition is in use.
+    fn keep(&self, table: &Arc<TableSlots>, position: usize, partition: &CachedPartition) {
+        let mut clock = write(&self.0);
+        let len = partition.as_bytes().len();
+        let Some(slot) = table.slots.get(position) else {
+            return;
+        };
+        if len > clock.budget || read(&slot.partition).is_some() {
             return;
         }
-        while clock.used + len > clock.budget && clock.evict_one() {}
-        let slot = Some(Slot {
-            key,
-            block,
-            referenced: AtomicBool::new(false),
+        while clock.used.saturating_add(len) > clock.budget {
+            if !clock.evict_one() {
+                return;
+            }
+        }
+        *write(&slot.partition) = Some(Box::new(partition.clone()));
+        slot.referenced.store(false, Ordering::Relaxed);
+        table.resident.fetch_add(1, Ordering::Relaxed);
+        let entry = Some(Entry {
+            table: Arc::clone(table),
+            position,
+            len,
         });
-        let at = match clock.free.pop() {
+        match clock.free.pop() {
             Some(at) => {
-                if let Some(free) = clock.slots.get_mut(at) {
-                    *free = slot;
+                if let Some(free) = clock.entries.get_mut(at) {
+                    *free = entry;
                 }
-                at
             }
-            None => {
-                clock.slots.push(slot);
-                clock.slots.len() - 1
-            }
-        };
+            None => clock.entries.push(entry),
+        }
         clock.used += len;
-        clock.slots_by_key.insert(key, at);
+        clock.len += 1;
+    }
+
+    /// Drops every partition of `table` the cache holds, giving their bytes back to the budget.
+    fn forget(&self, table: &Arc<TableSlots>) {
+        if table.resident.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let mut clock = write(&self.0);
+        let clock = &mut *clock;
+        for (at, entry) in clock.entries.iter_mut().enumerate() {
+            if entry.as_ref().is_some_and(|e| Arc::ptr_eq(&e.table, table))
+                && let Some(entry) = entry.take()
+            {
+                clock.used -= entry.len;
+                clock.len -= 1;
+                clock.free.push(at);
+            }
+        }
+        table.resident.store(0, Ordering::Relaxed);
     }
 }
 
 impl Clock {
-    /// Moves the hand to the first slot not referenced since it last passed (clearing the bits it passes) and
-    /// evicts it. At most two turns: after one, every bit is clear. `false` if the cache is empty.
+    /// Moves the hand to the first partition not referenced since the hand last passed (clearing the bits it
+    /// passes) and not in use by a lookup, and evicts it. At most two turns: after one, every bit is clear.
+    /// `false` if nothing could be evicted (the cache is empty, or every partition is in use).
     fn evict_one(&mut self) -> bool {
-        let n = self.slots.len();
+        let n = self.entries.len();
         for _ in 0..2 * n {
             let at = self.hand;
             self.hand = (self.hand + 1) % n;
-            let Some(Some(slot)) = self.slots.get(at) else {
-                continue;
+            let len = match self.entries.get(at) {
+                Some(Some(entry)) if entry.release() => entry.len,
+                _ => continue,
             };
-            if slot.referenced.swap(false, Ordering::Relaxed) {
-                continue;
+            if let Some(entry) = self.entries.get_mut(at) {
+                *entry = None;
             }
-            if let Some(Some(evicted)) = self.slots.get_mut(at).map(Option::take) {
-                self.used -= len_of(&evicted.block);
-                self.slots_by_key.remove(&evicted.key);
-                self.free.push(at);
-                return true;
-            }
+            self.used -= len;
+            self.len -= 1;
+            self.free.push(at);
+            return true;
         }
         false
     }
 }
 
-fn len_of(block: &CachedPartition) -> usize {
-    block.as_bytes().len()
+/// A table's partitions in a [`PartitionCache`]: where its lookups find them (a slot per partition, 32 bytes
+/// each, no more than the 32-byte index entry each has, so a table's slots never outgrow its partition index);
+/// dropped with the table, it gives their bytes back to the cache.
+#[derive(Debug)]
+pub(crate) struct TablePartitions {
+    slots: Arc<TableSlots>,
+    cache: PartitionCache,
 }
 
-/// A new table id: tables sharing a cache never share keys.
-pub(crate) fn next_table_id() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+impl TablePartitions {
+    /// Room for `partitions` partitions in `cache`.
+    pub(crate) fn new(cache: PartitionCache, partitions: usize) -> Self {
+        let slots = (0..partitions)
+            .map(|_| Slot {
+                partition: RwLock::new(None),
+                referenced: AtomicBool::new(false),
+            })
+            .collect();
+        TablePartitions {
+            slots: Arc::new(TableSlots {
+                slots,
+                resident: AtomicUsize::new(0),
+            }),
+            cache,
+        }
+    }
+
+    /// The cache the partitions are kept in.
+    pub(crate) fn cache(&self) -> &PartitionCache {
+        &self.cache
+    }
+
+    /// `question`'s answer from partition `position`, asked in place under its slot's read lock, if the cache
+    /// holds it.
+    pub(crate) fn ask<Q: PartitionQuestion>(
+        &self,
+        position: usize,
+        question: &Q,
+    ) -> Option<Q::Answer> {
+        Some(question.ask(self.hit(position)?.as_deref()?))
+    }
+
+    /// Partition `position`'s slot, read-locked, if the cache holds the partition, which is marked as used.
+    fn hit(&self, position: usize) -> Option<RwLockReadGuard<'_, Option<Box<CachedPartition>>>> {
+        let slot = self.slots.slots.get(position)?;
+        let held = read(&slot.partition);
+        held.as_ref()?;
+        // Written once per turn of the hand, so that hits on a hot partition leave its line shared.
+        if !slot.referenced.load(Ordering::Relaxed) {
+            slot.referenced.store(true, Ordering::Relaxed);
+        }
+        Some(held)
+    }
+
+    /// Keeps a copy of `partition` (just loaded and verified) as partition `position` if the budget allows.
+    pub(crate) fn keep(&self, position: usize, partition: &CachedPartition) {
+        self.cache.keep(&self.slots, position, partition);
+    }
+}
+
+impl Drop for TablePartitions {
+    fn drop(&mut self) {
+        self.cache.forget(&self.slots);
+    }
 }
 
 #[cfg(test)]
@@ -240,36 +310,84 @@ mod tests {
         builder.add_key(b"k").unwrap();
         let partitions = builder.finish().unwrap();
         let index = PartitionedFilter::open(partitions.index(&[0]).unwrap()).unwrap();
-        let bytes = SharedBlock::new(AlignedBlock::copy_from(&partitions.blocks()[0]));
+        let bytes = AlignedBlock::copy_from(&partitions.blocks()[0]);
         index
             .verify_partition(&index.partition(0).unwrap(), bytes)
             .unwrap()
     }
 
+    fn clear_referenced(table: &TablePartitions) {
+        for slot in &table.slots.slots {
+            slot.referenced.store(false, Ordering::Relaxed);
+        }
+    }
+
     #[test]
     fn keeps_the_budget_by_evicting_partitions_not_used_recently() {
         let cache = PartitionCache::new(300);
-        assert_eq!(len_of(&block(1)), 100);
-        cache.insert((0, 0), block(1));
-        cache.insert((0, 1), block(1));
-        cache.insert((1, 0), block(1));
-        assert_eq!((cache.len(), cache.resident_bytes()), (3, 300));
-        assert!(cache.get((0, 0)).is_some()); // (0, 0) is referenced, (0, 1) and (1, 0) are not
-        cache.insert((1, 1), block(1));
-        assert!(
-            cache.get((0, 1)).is_none(),
-            "the first unreferenced slot goes"
+        let (t0, t1, t2) = (
+            TablePartitions::new(cache.clone(), 2),
+            TablePartitions::new(cache.clone(), 2),
+            TablePartitions::new(cache.clone(), 3),
         );
-        assert!(cache.get((0, 0)).is_some() && cache.get((1, 0)).is_some());
-        assert_eq!(cache.resident_bytes(), 300);
-        cache.insert((2, 0), block(5)); // 356 bytes, larger than the budget: not kept, nothing evicted
+        assert_eq!(block(1).as_bytes().len(), 100);
+        for (table, position) in [(&t0, 0), (&t0, 1), (&t1, 0)] {
+            table.keep(position, &block(1));
+        }
         assert_eq!((cache.len(), cache.resident_bytes()), (3, 300));
-        cache.insert((2, 1), block(3)); // 228 bytes: evicts until it fits, referenced or not
-        assert_eq!(cache.len(), 1);
+        assert!(t0.hit(0).is_some()); // (0, 0) is referenced, (0, 1) and (1, 0) are not
+        assert!(t1.hit(1).is_none());
+        t1.keep(1, &block(1));
+        assert!(t0.hit(1).is_none(), "the first unreferenced partition goes");
+        assert!(t0.hit(0).is_some() && t1.hit(0).is_some() && t1.hit(1).is_some());
+        assert_eq!(cache.resident_bytes(), 300);
+        t2.keep(0, &block(5)); // 356 bytes, larger than the budget: not kept, nothing evicted
+        assert_eq!((cache.len(), cache.resident_bytes()), (3, 300));
+        assert!(t2.hit(0).is_none());
+        t2.keep(1, &block(3)); // 228 bytes: evicts until it fits, referenced or not
+        assert_eq!((cache.len(), cache.resident_bytes()), (1, 228));
+        assert!(t2.hit(1).is_some());
+        t2.keep(1, &block(1)); // already there: unchanged
         assert_eq!(cache.resident_bytes(), 228);
-        assert!(cache.get((2, 1)).is_some());
-        cache.insert((2, 1), block(1)); // already there: unchanged
-        assert_eq!(cache.resident_bytes(), 228);
+        t2.keep(3, &block(1)); // past the table's partitions: nowhere to keep it
+        assert_eq!((cache.len(), cache.resident_bytes()), (1, 228));
         assert_eq!(PartitionCache::new(0).budget_bytes(), 0);
+    }
+
+    #[test]
+    fn a_partition_in_use_is_not_evicted_and_a_dropped_table_gives_its_bytes_back() {
+        let cache = PartitionCache::new(200);
+        let (t0, t1) = (
+            TablePartitions::new(cache.clone(), 2),
+            TablePartitions::new(cache.clone(), 1),
+        );
+        t0.keep(0, &block(1));
+        t0.keep(1, &block(1));
+        let in_use = t0.hit(0).unwrap();
+        clear_referenced(&t0);
+        // Room for one more: partition 0 is in use (its slot read-locked), so partition 1 goes, not a wait.
+        t1.keep(0, &block(1));
+        assert!(t0.hit(1).is_none() && t1.hit(0).is_some());
+        drop(in_use);
+        assert!(t0.hit(0).is_some());
+        // Every partition in use: a new one is not kept rather than go over the budget.
+        let both = (t0.hit(0).unwrap(), t1.hit(0).unwrap());
+        let t2 = TablePartitions::new(cache.clone(), 1);
+        t2.keep(0, &block(1));
+        assert!(t2.hit(0).is_none());
+        assert_eq!((cache.len(), cache.resident_bytes()), (2, 200));
+        drop(both);
+        drop(t0);
+        assert_eq!((cache.len(), cache.resident_bytes()), (1, 100));
+        t2.keep(0, &block(1));
+        assert!(t2.hit(0).is_some());
+        assert_eq!((cache.len(), cache.resident_bytes()), (2, 200));
+        drop((t1, t2));
+        assert_eq!((cache.len(), cache.resident_bytes()), (0, 0));
+        assert_eq!(
+            size_of::<Slot>(),
+            32,
+            "no more than a partition's index entry"
+        );
     }
 }

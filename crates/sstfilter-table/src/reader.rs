@@ -5,7 +5,7 @@ use core::fmt;
 use std::fs::File;
 
 use super::block::Block;
-use super::cache::{CachedPartition, PartitionCache, SharedBlock, next_table_id};
+use super::cache::{PartitionCache, TablePartitions};
 use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_EXTENSION_LEN, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
@@ -13,8 +13,8 @@ use super::stats::{Counters, TableStats, bump};
 use core::ops::{Bound, RangeBounds};
 use sstfilter::{
     AlignedBlock, Answer, Error, FilterBlock, FilterKind, FilterStats, KeyHash, KeyProbe, Loaded,
-    Partition, PartitionLoader, PartitionedFilter, PointFilter, PrefixExtractor, TableFilter,
-    Unfiltered, VerifiedPartition, key_hash,
+    Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, PointFilter, PrefixExtractor,
+    TableFilter, Unfiltered, VerifiedPartition, key_hash,
 };
 
 /// What the table's filter block turned out to be.
@@ -47,9 +47,7 @@ pub struct Table<R = File> {
     /// Why the range filter block cannot be used.
     range_error: Option<TableError>,
     /// Where a partitioned filter's partitions are kept.
-    cache: PartitionCache,
-    /// This table's key space in the cache.
-    table_id: u64,
+    partitions: TablePartitions,
     counters: Counters,
     /// The filter's answers, in the type every integration reports through (shareable across tables).
     filter_stats: FilterStats,
@@ -134,6 +132,10 @@ impl<R: ReadAt> Table<R> {
         };
         let filter_stats = FilterStats::new();
         let filter = TableFilter::from_parts(point, range).with_stats(filter_stats.clone());
+        let num_partitions = filter
+            .partitioned_filter()
+            .map_or(0, PartitionedFilter::num_partitions);
+        let partitions = TablePartitions::new(cache, num_partitions);
         Ok(Table {
             source,
             file_len,
@@ -142,8 +144,7 @@ impl<R: ReadAt> Table<R> {
             filter,
             filter_error,
             range_error,
-            cache,
-            table_id: next_table_id(),
+            partitions,
             counters: Counters::default(),
             filter_stats,
         })
@@ -205,8 +206,7 @@ impl<R: ReadAt> Table<R> {
         Loader {
             source: &self.source,
             index: self.filter.partitioned_filter(),
-            cache: &self.cache,
-            table_id: self.table_id,
+            partitions: &self.partitions,
             counters: &self.counters,
         }
     }
@@ -472,7 +472,9 @@ impl<R> Table<R> {
     /// The cache the partitions of the table's partitioned filter are kept in, if it has one.
     #[must_use]
     pub fn partition_cache(&self) -> Option<&PartitionCache> {
-        self.filter.partitioned_filter().map(|_| &self.cache)
+        self.filter
+            .partitioned_filter()
+            .map(|_| self.partitions.cache())
     }
 
     /// Why the table's filter block cannot be used (lookups then treat the table as "may contain"); `None` if it
@@ -698,34 +700,37 @@ fn filter_error_of(error: &TableError) -> Error {
 struct Loader<'a, R> {
     source: &'a R,
     index: Option<&'a PartitionedFilter<AlignedBlock>>,
-    cache: &'a PartitionCache,
-    table_id: u64,
+    partitions: &'a TablePartitions,
     counters: &'a Counters,
 }
 
 impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     type Block<'b>
-        = SharedBlock
+        = AlignedBlock
     where
         Self: 'b;
     type Error = TableError;
 
-    fn load(&self, partition: &Partition) -> TableResult<Loaded<SharedBlock>> {
-        let key = (self.table_id, partition.position);
-        if let Some(block) = self.cache.get(key) {
-            bump(&self.counters.partition_cache_hits);
-            return Ok(block.into());
-        }
+    /// A partition the cache does not hold: read, verified once, and kept if the budget allows.
+    fn load(&self, partition: &Partition) -> TableResult<Loaded<AlignedBlock>> {
         // The table filter asks for partitions of its partition index only.
         let Some(index) = self.index else {
             return Err(TableError::Filter(Error::Unreadable));
         };
         bump(&self.counters.partition_loads);
-        // Verified once, as it enters the cache.
-        let block: CachedPartition =
-            read_partition(self.source, index, partition, SharedBlock::new)?;
-        self.cache.insert(key, block.clone());
-        Ok(block.into())
+        let loaded = read_partition(self.source, index, partition, |bytes| bytes)?;
+        self.partitions.keep(partition.position, &loaded);
+        Ok(loaded.into())
+    }
+
+    fn ask_in_place<Q: PartitionQuestion>(
+        &self,
+        partition: &Partition,
+        question: &Q,
+    ) -> Option<Q::Answer> {
+        let answer = self.partitions.ask(partition.position, question)?;
+        bump(&self.counters.partition_cache_hits);
+        Some(answer)
     }
 }
 

@@ -188,6 +188,17 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
         table.get(k).unwrap();
     }
     assert!((table.stats() - before).partition_loads > 10);
+    // Lookups that hit count as hits, and load nothing.
+    let (hot, _) = entries.last().unwrap();
+    table.get(hot).unwrap();
+    let before = table.stats();
+    table.get(hot).unwrap();
+    let after = table.stats() - before;
+    assert_eq!((after.partition_cache_hits, after.partition_loads), (1, 0));
+    // A table dropped gives its partitions' bytes back to the shared budget.
+    assert!(cache.resident_bytes() > 0 && !cache.is_empty());
+    drop(tables);
+    assert_eq!((cache.resident_bytes(), cache.len()), (0, 0));
 }
 
 /// Every bit of every partition and of the index flipped in turn: lookups still find every key (the damaged

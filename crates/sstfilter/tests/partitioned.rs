@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use sstfilter::{
     BlockedBloomPolicy, Error, FilterBlock, FilterPolicy, FilterStats, Loaded, Partition,
-    PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionedFilter,
-    PartitionedFilterBuilder, Partitions, RibbonPolicy, StandardBloomPolicy, UsageError,
-    VerifiedPartition, key_hash,
+    PartitionAnswer, PartitionCuts, PartitionError, PartitionLoader, PartitionQuestion,
+    PartitionedFilter, PartitionedFilterBuilder, Partitions, RibbonPolicy, StandardBloomPolicy,
+    UsageError, VerifiedPartition, key_hash,
 };
 
 /// Any policy, so that one loop covers every kind.
@@ -364,6 +364,22 @@ impl PartitionLoader for VerifiedCache {
     }
 }
 
+/// The same cache asked in place ([`PartitionLoader::ask_in_place`]): it never hands a partition out.
+struct InPlaceCache(Vec<VerifiedPartition<Vec<u8>>>);
+
+impl PartitionLoader for InPlaceCache {
+    type Block<'a> = &'a [u8];
+    type Error = &'static str;
+
+    fn load(&self, _partition: &Partition) -> Result<Loaded<&[u8]>, &'static str> {
+        Err("asked in place only")
+    }
+
+    fn ask_in_place<Q: PartitionQuestion>(&self, p: &Partition, question: &Q) -> Option<Q::Answer> {
+        Some(question.ask(self.0.get(p.position)?))
+    }
+}
+
 /// Issue 26, problem 1: the README's loader handed cached bytes to the reader without verifying them, and damaged
 /// payload bytes then answered "absent" for stored keys. Now a loader hands out either bytes, which the reader
 /// verifies, or partitions only `verify_partition` can make: whichever it does, damaged bytes lose no key.
@@ -400,14 +416,24 @@ fn no_loader_can_hand_the_reader_unverified_bytes() {
         .collect();
     let mut swapped = good.clone();
     swapped.swap(0, 1);
+    let (in_place, in_place_swapped) = (InPlaceCache(good.clone()), InPlaceCache(swapped.clone()));
     let (cache, swapped) = (VerifiedCache(good), VerifiedCache(swapped));
     for key in &keys {
         assert!(filter.may_contain(key, &cache));
         assert!(filter.may_contain(key, &swapped));
+        assert!(filter.may_contain(key, &in_place));
+        assert!(filter.may_contain(key, &in_place_swapped));
     }
     let first = &keys[0];
     assert!(matches!(
         filter.lookup(first, key_hash(first), &swapped),
+        PartitionAnswer::Unavailable {
+            error: PartitionError::Block(Error::PartitionMismatch { partition: 0 }),
+            ..
+        }
+    ));
+    assert!(matches!(
+        filter.lookup(first, key_hash(first), &in_place_swapped),
         PartitionAnswer::Unavailable {
             error: PartitionError::Block(Error::PartitionMismatch { partition: 0 }),
             ..
@@ -418,6 +444,17 @@ fn no_loader_can_hand_the_reader_unverified_bytes() {
         filter.lookup(absent, key_hash(absent), &cache),
         PartitionAnswer::Answered { .. } | PartitionAnswer::PastLastKey
     ));
+    // Asked in place, the cache gives the answers it gives when it hands partitions out, "absent" included (keys
+    // between the stored ones, in their partitions).
+    let others: Vec<Vec<u8>> = keys.iter().map(|k| [k, &b"~"[..]].concat()).collect();
+    let answers = |loader: &dyn Fn(&[u8]) -> bool| others.iter().filter(|k| loader(k)).count();
+    let handed_out = answers(&|k| filter.may_contain(k, &cache));
+    assert_eq!(answers(&|k| filter.may_contain(k, &in_place)), handed_out);
+    assert!(
+        handed_out < others.len() / 10,
+        "{handed_out} of {} may contain",
+        others.len()
+    );
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub use builder::{
 };
 pub use reader::{PartitionAnswer, PartitionError, PartitionedFilter};
 
+use crate::error::Error;
 use crate::reader::FilterBlock;
 
 /// One partition as the index names it: where the store put it and what it must be.
@@ -54,6 +55,71 @@ pub trait PartitionLoader {
 
     /// The bytes of `partition`, verified or not.
     fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error>;
+
+    /// Asks `question` of `partition` where the loader holds it verified (a [`VerifiedPartition`] in its cache),
+    /// without handing it out: nothing is copied and no reference count is touched, the fast path of a cache hit.
+    /// `None`, what this default does, when the loader does not hold it: the filter then calls
+    /// [`load`](Self::load). The question checks that it is given the partition it is about.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use sstfilter::{Loaded, Partition, PartitionLoader, PartitionQuestion, VerifiedPartition};
+    ///
+    /// /// Partitions verified as they entered, by position.
+    /// struct Cached(HashMap<usize, VerifiedPartition<Vec<u8>>>);
+    /// impl PartitionLoader for Cached {
+    ///     type Block<'a> = &'a [u8];
+    ///     type Error = &'static str;
+    ///     fn load(&self, _: &Partition) -> Result<Loaded<&[u8]>, Self::Error> {
+    ///         Err("not cached") // a store would read it, verify it and keep it here
+    ///     }
+    ///     fn ask_in_place<Q: PartitionQuestion>(&self, p: &Partition, question: &Q) -> Option<Q::Answer> {
+    ///         Some(question.ask(self.0.get(&p.position)?))
+    ///     }
+    /// }
+    /// # let _ = Cached(HashMap::new());
+    /// ```
+    fn ask_in_place<Q: PartitionQuestion>(
+        &self,
+        partition: &Partition,
+        question: &Q,
+    ) -> Option<Q::Answer> {
+        let _ = (partition, question);
+        None
+    }
+}
+
+/// A filter's question about one partition, which a [`PartitionLoader`] holding that partition answers with
+/// [`ask`](Self::ask) in [`PartitionLoader::ask_in_place`]. Only this crate's filters ask questions (the trait is
+/// sealed), and each first checks that the partition it is given is the one its index names.
+pub trait PartitionQuestion: sealed::Sealed {
+    /// What the question returns.
+    type Answer;
+
+    /// The question's answer from `partition`.
+    fn ask<B: AsRef<[u8]>>(&self, partition: &VerifiedPartition<B>) -> Self::Answer;
+}
+
+pub(crate) mod sealed {
+    /// Keeps [`PartitionQuestion`](super::PartitionQuestion) to this crate's questions.
+    pub trait Sealed {}
+}
+
+/// Whether `filter` is `partition`: its length, stored checksum and key count are the index entry's (a
+/// partition of another table, swapped or stale, is not).
+pub(crate) fn check_identity<T: AsRef<[u8]>>(
+    partition: &Partition,
+    filter: &FilterBlock<T>,
+) -> Result<(), Error> {
+    if filter.as_bytes().len() as u64 != partition.len
+        || filter.stored_checksum() != partition.checksum
+        || filter.num_keys() != partition.num_keys
+    {
+        return Err(Error::PartitionMismatch {
+            partition: partition.position as u64,
+        });
+    }
+    Ok(())
 }
 
 impl<L: PartitionLoader + ?Sized> PartitionLoader for &L {
@@ -65,6 +131,14 @@ impl<L: PartitionLoader + ?Sized> PartitionLoader for &L {
 
     fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error> {
         (**self).load(partition)
+    }
+
+    fn ask_in_place<Q: PartitionQuestion>(
+        &self,
+        partition: &Partition,
+        question: &Q,
+    ) -> Option<Q::Answer> {
+        (**self).ask_in_place(partition, question)
     }
 }
 
@@ -87,7 +161,8 @@ impl<B> From<VerifiedPartition<B>> for Loaded<B> {
 
 /// A partition's bytes, opened, with their CRC32 checked and matched to their entry in a partition index: made
 /// only by [`PartitionedFilter::verify_partition`], so holding one proves the bytes were verified. Keep these in
-/// a cache and hand them out ([`Loaded::Verified`]); a lookup then skips both the checksum and the decoding.
+/// a cache and hand them out ([`Loaded::Verified`]), or have questions asked of them where they lie
+/// ([`PartitionLoader::ask_in_place`]); a lookup then skips both the checksum and the decoding.
 #[derive(Debug, Clone)]
 pub struct VerifiedPartition<B> {
     filter: FilterBlock<B>,

@@ -9,7 +9,10 @@ use crate::error::Error;
 use crate::format::is_partition_index;
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::range::{self, KeyRange};
-use crate::partitioned::{Loaded, Partition, PartitionLoader, PartitionedFilter};
+use crate::partitioned::{
+    Loaded, Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, VerifiedPartition,
+    check_identity,
+};
 use crate::prefix::{PrefixExtractor, PrefixProbe};
 use crate::reader::FilterBlock;
 use crate::stats::FilterStats;
@@ -398,9 +401,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
             PointFilter::Block(block) => key_in_block(block, probe),
             PointFilter::Partitioned(index) => match partition_of(index, probe.key) {
                 None => Answer::Absent,
-                Some(partition) => with_partition(index, &partition, loader, |block| {
-                    key_in_block(block, probe)
-                }),
+                Some(partition) => with_partition(index, &partition, loader, probe),
             },
         };
         let range = match &self.range {
@@ -449,9 +450,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
                 }
                 let mut answer = Answer::Absent;
                 for partition in (first..=last).filter_map(|p| index.partition(p)) {
-                    answer = with_partition(index, &partition, loader, |block| {
-                        block.may_contain_prefix(&probe)
-                    });
+                    answer = with_partition(index, &partition, loader, &probe);
                     if answer != Answer::Absent {
                         break;
                     }
@@ -489,24 +488,65 @@ fn partition_of<B: AsRef<[u8]>>(index: &PartitionedFilter<B>, key: &[u8]) -> Opt
     index.partition(index.position_of(key))
 }
 
-/// `ask`'s answer from `partition`, loaded through `loader` and verified (unless the loader hands a verified one);
-/// [`Unfiltered::Unusable`] if the load or the checks fail.
-fn with_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized>(
+/// `question`'s answer from `partition`: asked in place if `loader` holds the partition, else loaded through
+/// `loader` and verified (unless the loader hands a verified one); [`Unfiltered::Unusable`] if the load or the
+/// checks fail.
+fn with_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized, Q: BlockQuestion>(
     index: &PartitionedFilter<B>,
     partition: &Partition,
     loader: &L,
-    ask: impl FnOnce(&FilterBlock<&[u8]>) -> Answer,
+    question: Q,
 ) -> Answer {
+    let question = InPartition {
+        partition,
+        question,
+    };
+    if let Some(answer) = loader.ask_in_place(partition, &question) {
+        return answer;
+    }
     match loader.load(partition) {
         Ok(Loaded::Bytes(bytes)) => match index.verify_partition(partition, bytes.as_ref()) {
-            Ok(verified) => ask(verified.filter()),
+            Ok(verified) => question.ask(&verified),
             Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
         },
-        Ok(Loaded::Verified(verified)) => match index.check_verified(partition, &verified) {
-            Ok(()) => ask(verified.borrowed().filter()),
-            Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
-        },
+        Ok(Loaded::Verified(verified)) => question.ask(&verified),
         Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
+    }
+}
+
+/// A question for a filter block of any bytes.
+trait BlockQuestion {
+    fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer;
+}
+
+impl BlockQuestion for &KeyProbe<'_> {
+    fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer {
+        key_in_block(block, self)
+    }
+}
+
+impl BlockQuestion for &PrefixProbe<'_> {
+    fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer {
+        block.may_contain_prefix(self)
+    }
+}
+
+/// A block question for the partition the index names, asked only once the partition given is checked to be it.
+struct InPartition<'a, Q> {
+    partition: &'a Partition,
+    question: Q,
+}
+
+impl<Q> crate::partitioned::sealed::Sealed for InPartition<'_, Q> {}
+
+impl<Q: BlockQuestion> PartitionQuestion for InPartition<'_, Q> {
+    type Answer = Answer;
+
+    fn ask<B: AsRef<[u8]>>(&self, partition: &VerifiedPartition<B>) -> Answer {
+        match check_identity(self.partition, partition.filter()) {
+            Ok(()) => self.question.ask(partition.filter()),
+            Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
+        }
     }
 }
 
