@@ -201,6 +201,53 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
     assert_eq!((cache.resident_bytes(), cache.len()), (0, 0));
 }
 
+/// Threads looking up keys of tables that share a cache too small for their partitions: hits, loads and evictions
+/// interleave (a partition in use is never evicted under a lookup), every stored key is found, the budget holds,
+/// and tables dropped while the others go on give their bytes back.
+#[test]
+fn threads_sharing_a_small_cache_find_every_key_and_keep_the_budget() {
+    const BUDGET: usize = 6 * 1024;
+    let cache = PartitionCache::new(BUDGET);
+    let tables: Vec<(Table<Vec<u8>>, Entries)> = (0..3)
+        .map(|t| {
+            let entries = entries(8_000, &format!("t{t}-"));
+            let options = partitioned(BlockedBloomPolicy::new(10.0), 1024, PartitionCuts::Anywhere);
+            let (summary, bytes) = build(&entries, &options);
+            let table =
+                Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
+            (table, entries)
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for worker in 0..4usize {
+            let (tables, cache) = (&tables, &cache);
+            scope.spawn(move || {
+                for round in 0..3 {
+                    for (t, (table, entries)) in tables.iter().enumerate() {
+                        // Each worker walks the keys from its own place, so that they want different partitions.
+                        let start = (worker * 2_003 + round * 977 + t * 31) % entries.len();
+                        for (k, v) in entries.iter().cycle().skip(start).step_by(5).take(800) {
+                            assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+                            let absent = [k.as_slice(), b"~"].concat();
+                            assert_eq!(table.get(&absent).unwrap(), None);
+                        }
+                        assert!(cache.resident_bytes() <= BUDGET);
+                    }
+                }
+            });
+        }
+    });
+    let stats: Vec<_> = tables.iter().map(|(table, _)| table.stats()).collect();
+    assert!(
+        stats
+            .iter()
+            .all(|s| s.partition_loads > 0 && s.partition_cache_hits > 0),
+        "{stats:?}"
+    );
+    drop(tables);
+    assert_eq!((cache.resident_bytes(), cache.len()), (0, 0));
+}
+
 /// Every bit of every partition and of the index flipped in turn: lookups still find every key (the damaged
 /// partition or index is refused and counted), and absent keys still get correct answers.
 #[test]
