@@ -166,12 +166,12 @@
 //! [`PartitionedFilterBuilder`]) cuts the point filter into partitions of a few KiB, each an ordinary filter
 //! block, plus a small **partition index** naming each partition's last key and location (FORMAT.md, section 8).
 //! The store pins the index (tens of bytes per partition; [`PartitionedFilter::with_search_heads`] adds about 9 a
-//! partition for a faster search) and loads the partition a question needs through its
-//! own cache, a [`PartitionLoader`]: plain bytes, which the filter verifies on every load, or a
-//! [`VerifiedPartition`], which only [`PartitionedFilter::verify_partition`] makes, so a cache verifies each
-//! partition once, as it enters; a cache that holds it can instead have the question asked in place
-//! ([`PartitionLoader::ask_in_place`]), with nothing copied. A key past the last separator is absent without a load; a partition that fails to
-//! load, verify or match its entry answers "may contain". The range filter stays one block per table.
+//! partition for a faster search) and loads the partition a question needs through its own cache, a
+//! [`PartitionLoader`]: plain bytes, which the filter verifies on every load, or a [`VerifiedPartition`], which
+//! only [`PartitionedFilter::verify_partition`] makes, so a cache verifies each partition once, as it enters; a
+//! cache that holds it can instead have the question asked in place ([`PartitionLoader::ask_in_place`]), with
+//! nothing copied. A key past the last separator is absent without a load; a partition that fails to load, verify
+//! or match its entry answers "may contain". The range filter stays one block per table.
 //!
 //! ## Low-level blocks
 //!
