@@ -36,8 +36,6 @@ pub struct PartitionCache(Arc<RwLock<Clock>>);
 struct Clock {
     budget: usize,
     used: usize,
-    /// Partitions held.
-    len: usize,
     /// The ring the hand turns over: which table slot holds each cached partition.
     entries: Vec<Option<Entry>>,
     /// Entries emptied by eviction, reused first.
@@ -107,7 +105,6 @@ impl PartitionCache {
         PartitionCache(Arc::new(RwLock::new(Clock {
             budget: budget_bytes,
             used: 0,
-            len: 0,
             entries: Vec::new(),
             free: Vec::new(),
             hand: 0,
@@ -129,7 +126,9 @@ impl PartitionCache {
     /// Partitions held now.
     #[must_use]
     pub fn len(&self) -> usize {
-        read(&self.0).len
+        let clock = read(&self.0);
+        // Every entry not in the free list holds a partition.
+        clock.entries.len() - clock.free.len()
     }
 
     /// Whether no partition is held.
@@ -178,7 +177,6 @@ impl PartitionCache {
             None => clock.entries.push(entry),
         }
         clock.used += len;
-        clock.len += 1;
     }
 
     /// Drops every partition of `table` the cache holds, giving their bytes back to the budget.
@@ -193,7 +191,6 @@ impl PartitionCache {
                 && let Some(entry) = entry.take()
             {
                 clock.used -= entry.len;
-                clock.len -= 1;
                 clock.free.push(at);
             }
         }
@@ -218,7 +215,6 @@ impl Clock {
                 *entry = None;
             }
             self.used -= len;
-            self.len -= 1;
             self.free.push(at);
             return true;
         }

@@ -63,7 +63,10 @@ pub trait PartitionLoader {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use sstfilter::{Loaded, Partition, PartitionLoader, PartitionQuestion, VerifiedPartition};
+    /// use sstfilter::{
+    ///     BlockedBloomPolicy, Loaded, Partition, PartitionAnswer, PartitionLoader, PartitionQuestion,
+    ///     PartitionedFilter, PartitionedFilterBuilder, VerifiedPartition, key_hash,
+    /// };
     ///
     /// /// Partitions verified as they entered, by position.
     /// struct Cached(HashMap<usize, VerifiedPartition<Vec<u8>>>);
@@ -77,7 +80,25 @@ pub trait PartitionLoader {
     ///         Some(question.ask(self.0.get(&p.position)?))
     ///     }
     /// }
-    /// # let _ = Cached(HashMap::new());
+    ///
+    /// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256);
+    /// for i in 0..1_000u32 {
+    ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
+    /// }
+    /// let partitions = builder.finish()?;
+    /// let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+    /// let filter = PartitionedFilter::open(partitions.index(&offsets)?)?;
+    /// let mut cache = Cached(HashMap::new());
+    /// for (p, bytes) in filter.partitions().zip(partitions.blocks()) {
+    ///     cache.0.insert(p.position, filter.verify_partition(&p, bytes.clone())?);
+    /// }
+    /// let key = b"usr:00000042";
+    /// // Answered by the cached partition in place: `load` was never called (it would have failed).
+    /// assert!(matches!(
+    ///     filter.lookup(key, key_hash(key), &cache),
+    ///     PartitionAnswer::Answered { may_contain: true, .. }
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn ask_in_place<Q: PartitionQuestion>(
         &self,
