@@ -523,9 +523,9 @@ pub(crate) fn project_in_place(
 }
 
 /// The projection a writer chooses for keys whose bytes after the prefix are the windows in `words` (as
-/// [`project_in_place`] takes them, in the same order), at most `longest` bytes each: per position the alphabet of the bytes there,
-/// as many positions as keep the product of the alphabet sizes within 2^64, and the weights. Returns the alphabets
-/// (32 bytes each) and the weights.
+/// [`project_in_place`] takes them, in the same order), at most `longest` bytes each: per position the alphabet of
+/// the bytes there, as many positions as keep the product of the alphabet sizes within 2^64, and the weights.
+/// Returns the alphabets (32 bytes each) and the weights.
 pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>) {
     // Past the longest key every window is padding: the alphabet `{0}`, without reading a byte.
     let read = longest.min(MAX_POSITIONS);
