@@ -237,6 +237,7 @@ mod policy;
 mod prefetch;
 mod prefix;
 mod reader;
+pub mod rocksdb;
 pub mod sizing;
 mod stats;
 mod table_filter;

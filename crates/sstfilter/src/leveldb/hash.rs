@@ -13,6 +13,13 @@ const TAIL_SHIFT: u32 = 24;
 /// LevelDB's `Hash(data, n, seed)`.
 #[must_use]
 pub fn leveldb_hash(data: &[u8], seed: u32) -> u32 {
+    murmur1(data, seed, u32::from)
+}
+
+/// The hash of LevelDB's `util/hash.cc`, with `tail` widening each of the 1–3 left-over bytes: LevelDB reads them
+/// unsigned, RocksDB's copy (`rocksdb::Hash`, which its legacy Bloom filter uses) sign-extends them, as older
+/// LevelDB releases did; both are part of a file format, so both are kept.
+pub(crate) fn murmur1(data: &[u8], seed: u32, tail: fn(u8) -> u32) -> u32 {
     // LevelDB computes `seed ^ (n * m)` in 32-bit arithmetic: only the low 32 bits of the length matter, so the
     // truncating cast is exactly its behaviour.
     let mut h = seed ^ (data.len() as u32).wrapping_mul(MUL);
@@ -24,7 +31,7 @@ pub fn leveldb_hash(data: &[u8], seed: u32) -> u32 {
     if !rest.is_empty() {
         // The C++ switch falls through from case 3 to case 1: byte i of the tail is added shifted by 8·i.
         for (i, &b) in rest.iter().enumerate() {
-            h = h.wrapping_add(u32::from(b) << (8 * i));
+            h = h.wrapping_add(tail(b) << (8 * i));
         }
         h = h.wrapping_mul(MUL);
         h ^= h >> TAIL_SHIFT;

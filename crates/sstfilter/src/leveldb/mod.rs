@@ -26,6 +26,7 @@ pub use bloom::LevelDbBloomPolicy;
 pub use bloom64::Bloom64Policy;
 pub use filter_block::{LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
 pub use hash::leveldb_hash;
+pub(crate) use hash::murmur1;
 
 /// A LevelDB-format filter that every reader of the format answers "may match" for, whatever the key: LevelDB,
 /// rusty-leveldb and this crate's [`LevelDbFilterPolicy`] readers read a probe-count byte above 30 as a reserved

@@ -1,0 +1,352 @@
+//! Our RocksDB filter code against RocksDB 7.8.3 itself, in the same test run: `rocksdb_oracle.cc` (built here
+//! with g++ against Debian's `librocksdb-dev`) builds filters with RocksDB's own builders, answers with RocksDB's
+//! own readers and hashes with RocksDB's own `Hash64`; every test checks ours against what it wrote. Without g++ or
+//! the library each test says so and passes without checking (`apt-get install g++ librocksdb-dev`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, rocksdb_hash64};
+
+/// The oracle binary, built once per test run; `None` (with the reason printed) where it cannot be built.
+fn oracle() -> Option<&'static Path> {
+    static ORACLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let built = ORACLE.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rocksdb_oracle");
+        let status = Command::new("g++")
+            .args(["-O2", "-std=c++17", "-o"])
+            .arg(&out)
+            .arg(dir.join("rocksdb_oracle.cc"))
+            .args(["-lrocksdb", "-lpthread"])
+            .stderr(Stdio::null())
+            .status();
+        match status {
+            Ok(s) if s.success() => Ok(out),
+            Ok(_) => Err(
+                "rocksdb_oracle.cc did not build (needs RocksDB 7.8.3's headers and library)"
+                    .into(),
+            ),
+            Err(e) => Err(format!("no g++ ({e})")),
+        }
+    });
+    match built {
+        Ok(path) => Some(path),
+        Err(why) => {
+            eprintln!(
+                "skipped, RocksDB not available: {why}; apt-get install g++ librocksdb-dev (RocksDB 7.8.3)"
+            );
+            None
+        }
+    }
+}
+
+/// splitmix64: deterministic keys, the same in every run.
+fn mix(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `n` keys: mostly 16 bytes (a table's typical key), with every length up to 40 and some up to 300 mixed in,
+/// and an adjacent duplicate now and then (RocksDB's builders drop a hash equal to the previous one).
+fn keys(n: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::with_capacity(n);
+    for i in 0..n as u64 {
+        let r = mix(seed ^ i);
+        if r.is_multiple_of(97)
+            && let Some(last) = out.last()
+        {
+            out.push(last.clone());
+            continue;
+        }
+        let len = match r % 8 {
+            0 => (r >> 8) as usize % 41,
+            1 => (r >> 8) as usize % 301,
+            _ => 16,
+        };
+        out.push((0..len as u64).map(|j| mix(r ^ j) as u8).collect());
+    }
+    out
+}
+
+fn put_keys(input: &mut Vec<u8>, keys: &[Vec<u8>]) {
+    input.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+    for k in keys {
+        input.extend_from_slice(&(k.len() as u32).to_le_bytes());
+        input.extend_from_slice(k);
+    }
+}
+
+fn run(oracle: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
+    let mut child = Command::new(oracle)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(output.status.success(), "rocksdb_oracle {args:?} failed");
+    output.stdout
+}
+
+/// RocksDB's filter of `keys` built by `imple` at `bits_per_key`, and its answers for `queries`.
+fn rocksdb_filter(
+    oracle: &Path,
+    imple: &str,
+    bits_per_key: f64,
+    keys: &[Vec<u8>],
+    queries: &[Vec<u8>],
+) -> (Vec<u8>, Vec<bool>) {
+    let mut input = Vec::new();
+    put_keys(&mut input, keys);
+    put_keys(&mut input, queries);
+    let out = run(
+        oracle,
+        &["filter", imple, &bits_per_key.to_string()],
+        &input,
+    );
+    let len = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
+    let (filter, answers) = out[4..].split_at(len);
+    assert_eq!(answers.len(), queries.len());
+    (filter.to_vec(), answers.iter().map(|&a| a == 1).collect())
+}
+
+/// Checks that our reader answers as RocksDB did for every present key (all "may match") and every query; returns
+/// the format it read and RocksDB's false positives among the queries.
+fn agree(
+    filter: &[u8],
+    keys: &[Vec<u8>],
+    queries: &[Vec<u8>],
+    theirs: &[bool],
+    what: &str,
+) -> (RocksDbFilterFormat, usize) {
+    let ours = RocksDbFilter::from_verified(filter);
+    for k in keys {
+        assert!(
+            ours.may_match(k),
+            "{what}: a present key answered no match: {k:x?}"
+        );
+    }
+    for (q, &t) in queries.iter().zip(theirs) {
+        assert_eq!(ours.may_match(q), t, "{what}: {q:x?}");
+    }
+    (ours.format(), theirs.iter().filter(|&&t| t).count())
+}
+
+/// Key counts at the edges of RocksDB's sizes (none, one, around a line of keys), then larger tables.
+const COUNTS: [usize; 12] = [0, 1, 2, 5, 6, 7, 63, 64, 65, 1000, 4097, 100_000];
+
+const BITS_PER_KEY: [f64; 9] = [1.0, 2.08, 3.5, 5.0, 7.5, 10.0, 16.0, 23.4, 99.0];
+
+#[test]
+fn hash_agrees_with_rocksdb_for_every_length_class() {
+    let Some(oracle) = oracle() else { return };
+    // Every length to 2,100 (two blocks of the long-input accumulator and a partial stripe), in three fills, and
+    // random keys.
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for fill in [0u8, b'a', 0xff] {
+        inputs.extend((0..=2100).map(|len| vec![fill; len]));
+    }
+    inputs
+        .extend((0..5000u64).map(|i| (0..mix(i) % 2200).map(|j| mix(i ^ j << 20) as u8).collect()));
+    let mut input = Vec::new();
+    put_keys(&mut input, &inputs);
+    let theirs = run(oracle, &["hash"], &input);
+    for (key, h) in inputs.iter().zip(theirs.chunks_exact(8)) {
+        let want = u64::from_le_bytes(h.try_into().unwrap());
+        assert_eq!(rocksdb_hash64(key), want, "length {}", key.len());
+    }
+    eprintln!("{} hashes agree with RocksDB's Hash64", inputs.len());
+}
+
+#[test]
+fn bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers() {
+    let Some(oracle) = oracle() else { return };
+    let queries = keys(20_000, 0xab5e);
+    let mut checked = 0;
+    for bits_per_key in BITS_PER_KEY {
+        for (i, n) in COUNTS.into_iter().enumerate() {
+            let keys = keys(n, i as u64);
+            let (theirs, answers) = rocksdb_filter(oracle, "bloom", bits_per_key, &keys, &queries);
+            let mut builder = RocksDbBloomBuilder::new(bits_per_key);
+            for k in &keys {
+                builder.add_key(k);
+            }
+            let ours = builder.finish();
+            assert!(
+                ours == theirs,
+                "{bits_per_key} bits/key, {n} keys: our bytes differ from RocksDB's"
+            );
+            let what = format!("FastLocalBloom {bits_per_key} bits/key, {n} keys");
+            let (format, _) = agree(&theirs, &keys, &queries, &answers, &what);
+            assert!(
+                n == 0 && format == RocksDbFilterFormat::Empty
+                    || matches!(format, RocksDbFilterFormat::FastLocalBloom { .. }),
+                "{what}: {format:?}"
+            );
+            checked += 1;
+        }
+    }
+    eprintln!(
+        "{checked} FastLocalBloom filters byte-identical to RocksDB's, every answer RocksDB's"
+    );
+}
+
+#[test]
+fn a_million_keys_read_and_build_as_rocksdb() {
+    let Some(oracle) = oracle() else { return };
+    let keys = keys(1_000_000, 0x106);
+    let queries = keys_absent(100_000);
+    for imple in ["bloom", "ribbon", "legacy"] {
+        let (theirs, answers) = rocksdb_filter(oracle, imple, 10.0, &keys, &queries);
+        if imple == "bloom" {
+            let mut builder = RocksDbBloomBuilder::new(10.0);
+            for k in &keys {
+                builder.add_key(k);
+            }
+            assert!(
+                builder.finish() == theirs,
+                "our bytes differ from RocksDB's"
+            );
+        }
+        let (format, fp) = agree(&theirs, &keys, &queries, &answers, imple);
+        eprintln!(
+            "10^6 keys, {format:?}: {fp} false positives of RocksDB's in 10^5 absent keys, ours the same"
+        );
+    }
+}
+
+/// Keys no key set here has: 17 bytes (the sets' keys have 16 or a length drawn below 41 from other seeds, so a
+/// collision is possible only for the drawn lengths and has probability about 2^-136).
+fn keys_absent(n: usize) -> Vec<Vec<u8>> {
+    (0..n as u64)
+        .map(|i| {
+            (0..17)
+                .map(|j| mix(i << 8 ^ j ^ 0xdead_0000) as u8)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn legacy_bloom_answers_are_rocksdb_answers() {
+    let Some(oracle) = oracle() else { return };
+    let queries = keys(20_000, 0x1e9);
+    let mut checked = 0;
+    for bits_per_key in BITS_PER_KEY {
+        for (i, n) in COUNTS.into_iter().enumerate() {
+            let keys = keys(n, 0x1e9 ^ i as u64);
+            let (theirs, answers) = rocksdb_filter(oracle, "legacy", bits_per_key, &keys, &queries);
+            let what = format!("legacy Bloom {bits_per_key} bits/key, {n} keys");
+            let (format, _) = agree(&theirs, &keys, &queries, &answers, &what);
+            assert!(
+                n == 0 || matches!(format, RocksDbFilterFormat::LegacyBloom { .. }),
+                "{what}: {format:?}"
+            );
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} legacy Bloom filters of RocksDB's: every answer RocksDB's");
+}
+
+#[test]
+fn ribbon_answers_are_rocksdb_answers() {
+    let Some(oracle) = oracle() else { return };
+    let queries = keys(20_000, 0x41bb);
+    let (mut ribbons, mut others) = (0, 0);
+    for bits_per_key in BITS_PER_KEY {
+        for (i, n) in COUNTS.into_iter().enumerate() {
+            let keys = keys(n, 0x41bb ^ i as u64);
+            let (theirs, answers) = rocksdb_filter(oracle, "ribbon", bits_per_key, &keys, &queries);
+            let what = format!("Ribbon policy {bits_per_key} bits/key, {n} keys");
+            match agree(&theirs, &keys, &queries, &answers, &what).0 {
+                RocksDbFilterFormat::Ribbon { .. } => ribbons += 1,
+                _ => others += 1,
+            }
+        }
+    }
+    assert!(ribbons > 0, "RocksDB built no Ribbon filter");
+    eprintln!(
+        "{ribbons} Ribbon filters and {others} of RocksDB's fallbacks: every answer RocksDB's"
+    );
+}
+
+/// Blocks RocksDB never writes, read by RocksDB's reader and ours: every metadata marker (0 to 255) over
+/// filter bytes of several lengths, with metadata words that make valid, reserved and impossible layouts. Lengths
+/// and words RocksDB itself would read out of bounds on are left out (a FastLocalBloom marker over fewer than 64
+/// bytes, a legacy line count whose product with 64 wraps in 32 bits): ours answers "may match" there.
+#[test]
+fn any_metadata_reads_as_rocksdb_reads_it() {
+    let Some(oracle) = oracle() else { return };
+    let words: Vec<u32> = [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        37,
+        2 << 8,
+        6 << 8,
+        6 << 8 | 1,
+        6 << 8 | 1 << 16,
+        30 << 8,
+        31 << 8,
+        2 << 8 | 123,
+        5000 << 8 | 9,
+        0x20 << 8 | 6,
+        0xe6 << 8,
+    ]
+    .into_iter()
+    .chain((0..24).map(|i| mix(i) as u32 & 0x03ff_ffff))
+    .collect();
+    let mut blocks = Vec::new();
+    for marker in 0..=255u8 {
+        for len in [0usize, 16, 32, 64, 112, 128, 192, 256, 320, 1024] {
+            if marker == 0xff && len < 64 {
+                continue;
+            }
+            for &word in &words {
+                let mut block: Vec<u8> = (0..len as u64)
+                    .map(|i| mix(i ^ u64::from(word) << 8 ^ u64::from(marker)) as u8)
+                    .collect();
+                block.push(marker);
+                block.extend_from_slice(&word.to_le_bytes());
+                blocks.push(block);
+            }
+        }
+    }
+    let queries = keys(200, 0x5ead);
+    let mut input = Vec::new();
+    put_keys(&mut input, &blocks);
+    put_keys(&mut input, &queries);
+    let theirs = run(oracle, &["read"], &input);
+    assert_eq!(theirs.len(), blocks.len() * queries.len());
+    let mut negatives = 0;
+    for (block, answers) in blocks.iter().zip(theirs.chunks_exact(queries.len())) {
+        let ours = RocksDbFilter::from_verified(block);
+        for (q, &t) in queries.iter().zip(answers) {
+            assert_eq!(
+                ours.may_match(q),
+                t == 1,
+                "{:?} of {} bytes: {q:x?}",
+                ours.format(),
+                block.len()
+            );
+            negatives += usize::from(t == 0);
+        }
+    }
+    eprintln!(
+        "{} blocks × {} keys: every answer RocksDB's ({negatives} no-match)",
+        blocks.len(),
+        queries.len()
+    );
+}

@@ -1,0 +1,419 @@
+//! RocksDB's two Bloom filters: FastLocalBloom (`format_version` 5 and later, the one RocksDB writes today), read
+//! and written bit for bit, and the legacy Bloom filter of older tables, read.
+//!
+//! FastLocalBloom puts a key in one 64-byte cache line: the low 32 bits of its [`rocksdb_hash64`] pick the line
+//! by fastrange over the line count, the high 32 bits are the first probe, and each next probe multiplies by
+//! `0x9e3779b9`; a probe's bit is its top 9 bits. The legacy filter takes LevelDB's hash with RocksDB's
+//! sign-extended tail, picks the line as the hash modulo the line count, and steps probes by the hash rotated
+//! right by 17, within lines of `2^k` bytes (64 unless the writer's cache line differed).
+
+use super::hash::rocksdb_hash64;
+use crate::error::{UsageError, configured};
+use crate::leveldb::murmur1;
+
+/// Bytes of a FastLocalBloom line (a cache line).
+pub(crate) const LINE_BYTES: usize = 64;
+
+/// The multiplier from one FastLocalBloom probe to the next (the golden ratio in 32 bits).
+const PROBE_STEP: u32 = 0x9e37_79b9;
+
+/// The seed of RocksDB's `BloomHash`, the legacy filter's hash.
+const LEGACY_SEED: u32 = 0xbc9f_1d34;
+
+/// The most bytes a FastLocalBloom filter's lines take (`0xffffffc0`): RocksDB caps a filter there, and a reader
+/// takes the length as 32 bits.
+const MAX_LINES_BYTES: u64 = 0xffff_ffc0;
+
+/// The fewest and the most bits per key [`RocksDbBloomBuilder`] takes: RocksDB's policy turns a lower setting into
+/// 1 (or into no filter below 0.5) and a higher one into 100 without a word; here that is refused where it is set.
+const BITS_PER_KEY: core::ops::Range<f64> = 1.0..100.0;
+
+/// The probe count FastLocalBloom uses for `millibits` thousandths of a bit per key (RocksDB's
+/// `FastLocalBloomImpl::ChooseNumProbes`): the count whose cache-local false-positive rate is lowest at that size,
+/// from 1 probe below 2.08 bits per key to 24 above 50.
+pub(crate) const fn choose_num_probes(millibits: u32) -> u8 {
+    match millibits {
+        ..=2080 => 1,
+        2081..=3580 => 2,
+        3581..=5100 => 3,
+        5101..=6640 => 4,
+        6641..=8300 => 5,
+        8301..=10070 => 6,
+        10071..=11720 => 7,
+        11721..=14001 => 8,
+        14002..=16050 => 9,
+        16051..=18300 => 10,
+        18301..=22001 => 11,
+        22002..=25501 => 12,
+        50001.. => 24,
+        // NOTE: 25502..=50000 gives 11 to 23
+        _ => ((millibits - 1) / 2000 - 1) as u8,
+    }
+}
+
+/// Whether a key whose [`rocksdb_hash64`] is `h` may be in the FastLocalBloom filter whose lines are `lines`
+/// (the block without its 5 metadata bytes), with `num_probes` probes: RocksDB's answer for every block RocksDB
+/// writes. A block whose line count is not whole is read over its whole lines, as RocksDB does; one too short for
+/// a line, or too long for RocksDB's 32-bit length, answers "may match" (RocksDB would read out of bounds or
+/// truncate the length).
+#[inline]
+pub(crate) fn fast_local_may_match(lines: &[u8], num_probes: u8, h: u64) -> bool {
+    let Ok(len) = u32::try_from(lines.len()) else {
+        return true;
+    };
+    let line = fastrange32(h as u32, len / LINE_BYTES as u32) as usize; // NOTE: the low half picks the line
+    let Some(bits) = lines
+        .get(line * LINE_BYTES..)
+        .and_then(|rest| rest.first_chunk::<LINE_BYTES>())
+    else {
+        return true;
+    };
+    let mut probe = (h >> 32) as u32; // NOTE: the high half is the first probe
+    for _ in 0..num_probes {
+        let bit = probe >> (32 - 9);
+        // NOTE: `bit < 512`, so the byte is in the line: the lookup cannot miss.
+        if bits
+            .get((bit >> 3) as usize)
+            .is_none_or(|b| b >> (bit & 7) & 1 == 0)
+        {
+            return false;
+        }
+        probe = probe.wrapping_mul(PROBE_STEP);
+    }
+    true
+}
+
+/// `hash · range / 2^32`: a hash spread over `0..range` without a division (RocksDB's `FastRange32`).
+#[inline]
+fn fastrange32(hash: u32, range: u32) -> u32 {
+    ((u64::from(hash) * u64::from(range)) >> 32) as u32 // NOTE: below `range`
+}
+
+/// Sets the probes of the key whose hash is `h` in `lines`, as [`fast_local_may_match`] reads them.
+fn fast_local_add(lines: &mut [u8], num_probes: u8, h: u64) {
+    let len = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+    let line = fastrange32(h as u32, len / LINE_BYTES as u32) as usize;
+    let Some(bits) = lines
+        .get_mut(line * LINE_BYTES..)
+        .and_then(|rest| rest.first_chunk_mut::<LINE_BYTES>())
+    else {
+        return; // unreachable: the builder sizes `lines` in whole lines
+    };
+    let mut probe = (h >> 32) as u32;
+    for _ in 0..num_probes {
+        let bit = probe >> (32 - 9);
+        if let Some(b) = bits.get_mut((bit >> 3) as usize) {
+            *b |= 1 << (bit & 7);
+        }
+        probe = probe.wrapping_mul(PROBE_STEP);
+    }
+}
+
+/// RocksDB's legacy `BloomHash`: LevelDB's hash with the left-over bytes sign-extended.
+pub(crate) fn legacy_hash(key: &[u8]) -> u32 {
+    murmur1(key, LEGACY_SEED, |b| b as i8 as u32)
+}
+
+/// Whether a key whose [`legacy_hash`] is `h` may be in the legacy Bloom filter `lines` of `num_lines` lines of
+/// `2^log2_line_bytes` bytes with `num_probes` probes (the layout [`super::RocksDbFilter`] validated: the lines
+/// fill `lines` exactly).
+pub(crate) fn legacy_may_match(
+    lines: &[u8],
+    num_probes: u8,
+    num_lines: u32,
+    log2_line_bytes: u32,
+    h: u32,
+) -> bool {
+    let Some(line) = h.checked_rem(num_lines) else {
+        return true;
+    };
+    let line_bytes = 1usize << log2_line_bytes; // NOTE: validated at most 2^32
+    let Some(bits) = lines.get(line as usize * line_bytes..(line as usize + 1) * line_bytes) else {
+        return true;
+    };
+    let line_bits_mask = (line_bytes as u64 * 8 - 1) as u32; // NOTE: RocksDB masks in 32 bits
+    let delta = h.rotate_right(17);
+    let mut probe = h;
+    for _ in 0..num_probes {
+        let bit = probe & line_bits_mask;
+        if bits
+            .get((bit >> 3) as usize)
+            .is_none_or(|b| b >> (bit & 7) & 1 == 0)
+        {
+            return false;
+        }
+        probe = probe.wrapping_add(delta);
+    }
+    true
+}
+
+/// Writes RocksDB's FastLocalBloom filter (the `format_version` 5 Bloom filter of its block-based tables) for the
+/// keys it is given: the same bytes as RocksDB 7.8.3's `NewBloomFilterPolicy(bits_per_key)` builder for the same
+/// keys in the same order, under RocksDB's default `optimize_filters_for_memory = false` (with it, RocksDB sizes
+/// each filter to what its allocator returned, which no other program can reproduce).
+///
+/// ```
+/// use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat};
+///
+/// let mut builder = RocksDbBloomBuilder::new(10.0);
+/// for key in [&b"apple"[..], b"banana", b"cherry"] {
+///     builder.add_key(key);
+/// }
+/// let block = builder.finish();
+/// // The bytes of a table's filter block, whose block checksum the table reader verified:
+/// let filter = RocksDbFilter::from_verified(&block);
+/// assert!(matches!(filter.format(), RocksDbFilterFormat::FastLocalBloom { num_probes: 6, .. }));
+/// assert!(filter.may_match(b"banana"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct RocksDbBloomBuilder {
+    /// Bits per key in thousandths, as RocksDB rounds them.
+    millibits_per_key: u32,
+    /// The keys' hashes, a hash equal to the one before left out (as RocksDB does: it counts keys for the size).
+    hashes: Vec<u64>,
+}
+
+impl RocksDbBloomBuilder {
+    /// A builder of `bits_per_key` bits per key (RocksDB's `bits_per_key`, rounded to thousandths as RocksDB
+    /// rounds it).
+    ///
+    /// # Panics
+    ///
+    /// If `bits_per_key` is not in `1.0..100.0`; [`try_new`](Self::try_new) returns the error instead.
+    #[must_use]
+    #[track_caller]
+    pub fn new(bits_per_key: f64) -> Self {
+        configured(Self::try_new(bits_per_key))
+    }
+
+    /// [`new`](Self::new), or an error if `bits_per_key` is not in `1.0..100.0` (RocksDB would silently build no
+    /// filter below 0.5 bits per key, a 1-bit one below 1, and a 100-bit one above 100).
+    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
+        if !BITS_PER_KEY.contains(&bits_per_key) {
+            return Err(UsageError::setting(
+                "RocksDbBloomBuilder bits_per_key",
+                format!("in {BITS_PER_KEY:?}"),
+                bits_per_key,
+            ));
+        }
+        // RocksDB's rounding, nudged up so that three decimals are read exactly on every platform.
+        let millibits_per_key = (bits_per_key * 1000.0 + 0.500001) as u32; // NOTE: 1000..=100000
+        Ok(RocksDbBloomBuilder {
+            millibits_per_key,
+            hashes: Vec::new(),
+        })
+    }
+
+    /// Adds a key (the whole key the table's filter is asked for: with RocksDB's default settings, the user key
+    /// without its timestamp).
+    pub fn add_key(&mut self, key: &[u8]) {
+        let h = rocksdb_hash64(key);
+        if self.hashes.last() != Some(&h) {
+            self.hashes.push(h);
+        }
+    }
+
+    /// The number of keys kept: keys added less those whose hash equals the previous key's.
+    #[must_use]
+    pub fn num_keys(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// The probe count the filter gets: RocksDB's choice for the configured bits per key.
+    #[must_use]
+    pub const fn num_probes(&self) -> u8 {
+        choose_num_probes(self.millibits_per_key)
+    }
+
+    /// The filter block: the lines, then RocksDB's 5 metadata bytes (`0xFF` for a newer Bloom filter, 0 for
+    /// FastLocalBloom, the probe count with 64-byte lines, two zero bytes). No keys give the 5 bytes alone, which
+    /// RocksDB reads as a filter of no keys.
+    #[must_use]
+    pub fn finish(&self) -> Vec<u8> {
+        let bits = (self.hashes.len() as u128) * u128::from(self.millibits_per_key);
+        let target = u64::try_from(bits.div_ceil(8000)).unwrap_or(u64::MAX);
+        let len = target
+            .min(MAX_LINES_BYTES)
+            .next_multiple_of(LINE_BYTES as u64);
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        let num_probes = self.num_probes();
+        let mut block = vec![0u8; len];
+        if len > 0 {
+            for &h in &self.hashes {
+                fast_local_add(&mut block, num_probes, h);
+            }
+        }
+        block.extend_from_slice(&[0xFF, 0, num_probes, 0, 0]);
+        block
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rocksdb::RocksDbFilter;
+
+    /// The FastLocalBloom filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`).
+    fn filter_of(bits_per_key: f64, keys: core::ops::Range<u32>) -> Vec<u8> {
+        let mut builder = RocksDbBloomBuilder::new(bits_per_key);
+        for key in keys {
+            builder.add_key(&key.to_le_bytes());
+        }
+        builder.finish()
+    }
+
+    /// RocksDB's `FirstFPs`: the first `count` of the keys `i + 10^6` that the filter says may match, as `i`.
+    fn first_false_positives(block: &[u8], count: usize) -> String {
+        let filter = RocksDbFilter::from_verified(block);
+        let found: Vec<String> = (0..1_000_000u32)
+            .filter(|i| filter.may_match(&(i + 1_000_000).to_le_bytes()))
+            .take(count)
+            .map(|i| i.to_string())
+            .collect();
+        found.join(",")
+    }
+
+    /// RocksDB's `FullBloomTest.Schema` for FastLocalBloom (v7.8.3): for each bits per key and key range, the
+    /// probe count, RocksDB's 32-bit legacy hash of the whole filter block (which pins every byte), and the first
+    /// false positives.
+    #[test]
+    fn filters_are_the_bytes_rocksdb_pins() {
+        let cases: [(f64, core::ops::Range<u32>, u8, u32, &str); 14] = [
+            (
+                5.0,
+                0..87,
+                3,
+                4130687756,
+                "31,38,40,43,61,83,86,112,125,131",
+            ),
+            (2.0, 0..2087, 1, 3817481309, "11,13,17,25,29,30,35,37,45,53"),
+            (3.0, 0..2087, 2, 2807269961, "4,15,17,24,27,28,29,53,63,70"),
+            (
+                5.0,
+                0..2087,
+                3,
+                204628445,
+                "15,24,29,39,53,87,89,100,103,104",
+            ),
+            (
+                8.0,
+                0..2087,
+                5,
+                355564975,
+                "16,60,66,126,220,238,244,256,265,287",
+            ),
+            (
+                9.0,
+                0..2087,
+                6,
+                2137566013,
+                "156,367,791,872,945,1015,1139,1159,1265",
+            ),
+            (
+                11.0,
+                0..2087,
+                7,
+                2561502687,
+                "34,74,130,236,643,882,962,1015,1035,1110",
+            ),
+            (
+                14.0,
+                0..2087,
+                8,
+                3709876890,
+                "130,240,522,565,989,2002,2526,3147,3543",
+            ),
+            (
+                16.0,
+                0..2087,
+                9,
+                1087138490,
+                "3299,3611,3916,6620,7822,8079,8482,8942",
+            ),
+            (
+                10.0,
+                0..2087,
+                6,
+                2498541272,
+                "16,126,133,422,466,472,813,1002,1035",
+            ),
+            (
+                10.0,
+                1..2087,
+                6,
+                2058382345,
+                "16,126,133,422,466,472,813,1002,1035",
+            ),
+            (
+                10.0,
+                1..2088,
+                6,
+                23699164,
+                "16,126,133,422,466,472,813,1002,1035",
+            ),
+            (
+                9.5,
+                1..2088,
+                6,
+                3166884174,
+                "126,156,367,444,458,791,813,976,1015",
+            ),
+            (
+                10.499,
+                1..2088,
+                7,
+                4098502778,
+                "16,236,240,472,1015,1045,1111,1409,1465",
+            ),
+        ];
+        for (bits_per_key, keys, probes, hash, fps) in cases {
+            let what = format!("{bits_per_key} bits/key, keys {keys:?}");
+            let block = filter_of(bits_per_key, keys);
+            assert_eq!(block.get(block.len() - 3), Some(&probes), "{what}");
+            assert_eq!(legacy_hash(&block), hash, "{what}");
+            assert_eq!(
+                first_false_positives(&block, fps.split(',').count()),
+                fps,
+                "{what}"
+            );
+        }
+    }
+
+    /// RocksDB's AVX2 query takes 8 probes at a time and steps by `0x9e3779b9^8` between groups; the scalar step
+    /// here must be the same sequence, or filters of more than 8 probes would read differently on such builds.
+    #[test]
+    fn eight_probe_steps_are_the_vectorised_step() {
+        assert_eq!(PROBE_STEP.wrapping_pow(8), 0xab25_f4c1);
+    }
+
+    /// The probe table at its edges (RocksDB's `ChooseNumProbes`).
+    #[test]
+    fn probe_counts_change_where_rocksdb_changes_them() {
+        let edges = [
+            (1000, 1),
+            (2080, 1),
+            (2081, 2),
+            (10070, 6),
+            (10071, 7),
+            (25501, 12),
+            (25502, 11),
+            (26001, 12),
+            (50000, 23),
+            (50001, 24),
+            (100_000, 24),
+        ];
+        for (millibits, probes) in edges {
+            assert_eq!(choose_num_probes(millibits), probes, "{millibits}");
+        }
+    }
+
+    #[test]
+    fn bits_per_key_outside_rocksdb_range_are_refused() {
+        for bad in [0.0, 0.5, 0.999, 100.0, 1e9, f64::NAN, f64::INFINITY, -1.0] {
+            assert!(RocksDbBloomBuilder::try_new(bad).is_err(), "{bad}");
+        }
+        for good in [1.0, 9.999, 99.999] {
+            assert!(RocksDbBloomBuilder::try_new(good).is_ok(), "{good}");
+        }
+    }
+}
