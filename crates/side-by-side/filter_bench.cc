@@ -9,6 +9,8 @@
 //           leveldb      | LevelDB's NewBloomFilterPolicy (whole bits per key)
 //     keys_per_filter: 0 for one filter of all n keys, else one filter per keys_per_filter consecutive keys
 //     absent: how many absent keys to query (default max(n, 10^6))
+//   With FILTER_DUMP=PATH set, a RocksDB impl also writes the filters it built to PATH (u32 count, then each as a
+//   u32 length and its bytes), for side_by_side's rocks_*_reader impls: our reader asked about RocksDB's bytes.
 //
 // Builds against Debian 12's packages alone (librocksdb-dev 7.8.3, libleveldb-dev 1.23): LevelDB's filter policy
 // is public API; RocksDB's builders and readers come from its public FilterPolicy, and the two classes their
@@ -276,6 +278,27 @@ int main(int argc, char** argv) {
       built[f] = builder->Finish(&owned[f]);
     }
     build_ns = (NowNs() - start) / n;
+    if (const char* dump = std::getenv("FILTER_DUMP")) {
+      // The filters as built, for our reader of RocksDB's bytes (side_by_side's rocks_*_reader impls): u32 count,
+      // then each filter as u32 length and bytes.
+      std::FILE* out = std::fopen(dump, "wb");
+      auto put32 = [&](uint32_t v) {
+        for (int i = 0; i < 4; i++) std::fputc(static_cast<int>((v >> (8 * i)) & 0xff), out);
+      };
+      if (out == nullptr) {
+        std::fprintf(stderr, "cannot write FILTER_DUMP %s\n", dump);
+        return 1;
+      }
+      put32(static_cast<uint32_t>(filters));
+      for (const rocksdb::Slice& b : built) {
+        put32(static_cast<uint32_t>(b.size()));
+        std::fwrite(b.data(), 1, b.size(), out);
+      }
+      if (std::fclose(out) != 0) {
+        std::fprintf(stderr, "cannot write FILTER_DUMP %s\n", dump);
+        return 1;
+      }
+    }
     std::vector<std::unique_ptr<rocksdb::FilterBitsReader>> readers(filters);
     for (size_t f = 0; f < filters; f++) {
       total_bytes += built[f].size();

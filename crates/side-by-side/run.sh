@@ -14,6 +14,8 @@
 #
 #   crates/side-by-side/run.sh                                         # 3 runs at 10^6 and 10^7 keys
 #   RUNS=5 SIZES=1000000 PAIRS="rocks_bloom:blocked" crates/side-by-side/run.sh
+#   PAIRS="rocks_bloom:rocks_bloom_reader rocks_ribbon:rocks_ribbon_reader" crates/side-by-side/run.sh
+#                                  # our sstfilter::rocksdb reader against RocksDB's, on RocksDB's own bytes
 #
 # Compiler flags, as the earlier external bench had them so that figures stay comparable: the C++ bench is built
 # with g++ -O3 -march=native, but the filter code it times is in Debian's shared libraries, portable x86-64
@@ -67,6 +69,17 @@ echo "machine: $(nproc) CPUs; $(lscpu | sed -n 's/^Model name: *//p' | head -1);
     "$(lscpu | sed -n 's/^\(L[123][di]* cache\): *\(.*\)/\1 \2/p' | paste -sd ';' -)"
 
 log=$(mktemp)
+# Our reader of RocksDB's own bytes (the rocks_*_reader impls) asks about the filters RocksDB built for the same
+# keys: filter_bench writes them once per size, before the timed runs.
+dumps=$(mktemp -d)
+for n in $SIZES; do
+    for pair in $PAIRS; do
+        theirs=${pair%%:*}
+        case ",${pair#*:}," in
+            *_reader,*) FILTER_DUMP="$dumps/$theirs-$n.bin" "$cxx" "$theirs" "$n" "$BPK" 0 >/dev/null ;;
+        esac
+    done
+done
 for run in $(seq 1 "$RUNS"); do
     for n in $SIZES; do
         for pair in $PAIRS; do
@@ -81,7 +94,8 @@ for run in $(seq 1 "$RUNS"); do
                 if [ "$one" = "$theirs" ]; then
                     "$cxx" "$theirs" "$n" "$BPK" 0 | sed "s/^/run=$run /" | tee -a "$log"
                 else
-                    "$ours" "$one" "$n" "$BPK" 0 | sed "s/^/run=$run vs=$theirs /" | tee -a "$log"
+                    FILTER_DUMP="$dumps/$theirs-$n.bin" "$ours" "$one" "$n" "$BPK" 0 |
+                        sed "s/^/run=$run vs=$theirs /" | tee -a "$log"
                 fi
             done
         done
@@ -125,4 +139,4 @@ for imp, vs, n in order:
                       + " ".join(f"{x:.2f}" for x in per_run) + ")")
 
 EOF
-rm -f "$log"
+rm -rf "$log" "$dumps"

@@ -5,6 +5,7 @@ use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use sstfilter::leveldb::{
     LevelDbFilterBlockBuilder, LevelDbFilterBlockReader, LevelDbFilterPolicy,
 };
+use sstfilter::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 use sstfilter::{
     Answer, BloomFilter, CountingBloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
     MAX_PREFIX_NAME_LEN, PrefixExtractor, PrefixProbe, RangeFilterBuilder, RangePolicy,
@@ -25,6 +26,8 @@ enum Filled {
     Scalable(ScalableBloomFilter),
     /// Keys go into LevelDB's layout when the check builds it.
     LevelDb(LevelDbPolicy),
+    /// RocksDB's FastLocalBloom filter block.
+    RocksDb(Vec<u8>),
 }
 
 impl Constructed {
@@ -77,6 +80,12 @@ impl Constructed {
                 Filled::Scalable(filter)
             }
             Constructed::LevelDb(policy) => Filled::LevelDb(policy),
+            Constructed::RocksDb(mut builder) => {
+                for key in keys {
+                    builder.add_key(key);
+                }
+                Filled::RocksDb(builder.finish())
+            }
         })
     }
 }
@@ -91,7 +100,7 @@ impl Filled {
             Filled::Bloom(filter) => vec![filter.to_block()],
             Filled::Counting(filter) => vec![filter.to_bloom_filter().to_block()],
             Filled::Scalable(filter) => filter.stages().map(BloomFilter::to_block).collect(),
-            Filled::LevelDb(_) => Vec::new(),
+            Filled::LevelDb(_) | Filled::RocksDb(_) => Vec::new(),
         }
     }
 }
@@ -192,8 +201,23 @@ impl Recipe {
             Filled::LevelDb(LevelDbPolicy::Bloom64(policy)) => {
                 assert_leveldb_finds_all(&what, policy, keys);
             }
+            Filled::RocksDb(block) => assert_rocksdb_finds_all(&what, &block, keys),
         }
         Some(blocks)
+    }
+}
+
+/// Checks that RocksDB's filter `block` (built from `keys` by `RocksDbBloomBuilder`) may match every key, read as
+/// RocksDB reads it: a FastLocalBloom filter, or the filter of no keys when there are none.
+fn assert_rocksdb_finds_all(what: &str, block: &[u8], keys: &[Vec<u8>]) {
+    let filter = RocksDbFilter::from_verified(block);
+    match filter.format() {
+        RocksDbFilterFormat::FastLocalBloom { .. } => {}
+        RocksDbFilterFormat::Empty if keys.is_empty() => {}
+        other => panic!("{what}: RocksDB would read {other:?}"),
+    }
+    for key in keys {
+        assert!(filter.may_match(key), "{what}: lost {key:?}");
     }
 }
 

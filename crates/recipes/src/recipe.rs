@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
+use sstfilter::rocksdb::RocksDbBloomBuilder;
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterPlan,
@@ -69,6 +70,9 @@ pub enum Recipe {
     Bloom64Policy(BitsPerKey),
     /// A `RangePolicy` through a `RangeFilterBuilder` (keys sorted first).
     Range(RangeRecipe),
+    /// `RocksDbBloomBuilder::try_new(bits)`: RocksDB's own FastLocalBloom bytes, not a block (past `1.0..100.0`
+    /// refused).
+    RocksDbBloom(BitsPerKey),
 }
 
 /// A Range policy: either of `RangePolicy`'s constructors.
@@ -100,6 +104,8 @@ pub enum Constructed {
     Scalable(ScalableBloomFilter),
     /// A policy for LevelDB's filter block layout.
     LevelDb(LevelDbPolicy),
+    /// An empty builder of RocksDB's FastLocalBloom filter.
+    RocksDb(RocksDbBloomBuilder),
 }
 
 /// The two policies of LevelDB's filter block layout.
@@ -423,6 +429,11 @@ impl Recipe {
                 Constructed::LevelDb(LevelDbPolicy::Bloom64(p))
             }
             Recipe::Range(range) => Constructed::Range(range.policy()?),
+            Recipe::RocksDbBloom(b) => {
+                let b = b.get();
+                let documented = (1.0..100.0).contains(&b);
+                Constructed::RocksDb(checked(what, RocksDbBloomBuilder::try_new(b), documented)?)
+            }
         })
     }
 

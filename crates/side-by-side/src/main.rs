@@ -5,7 +5,14 @@
 //! ```text
 //! side_by_side <impl> <n_total> <bits_per_key> <keys_per_filter> [absent]
 //!   impl: blocked | blocked_aligned | ribbon | ribbon_aligned | standard | standard_aligned
+//!         | rocks_bloom_reader | rocks_ribbon_reader
 //! ```
+//!
+//! The `rocks_*_reader` impls are our `sstfilter::rocksdb` reader asked about RocksDB's own filter bytes, against
+//! RocksDB's reader of the same bytes: `rocks_bloom_reader` builds them with `RocksDbBloomBuilder` (timed as the
+//! build; the bytes RocksDB's builder writes, and checked equal to `filter_bench`'s when `FILTER_DUMP` names the
+//! file it wrote), `rocks_ribbon_reader` reads the filters `filter_bench rocks_ribbon` wrote to `FILTER_DUMP` (no
+//! build phase: -1).
 //!
 //! The kinds' policies: [`sstfilter_side_by_side::policy`]. Plain impls read each block from a
 //! `Vec<u8>` of its own, as a store that reads a block from a file into a buffer has it (wherever the allocator
@@ -19,6 +26,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter};
 use sstfilter::{AlignedBlock, FilterBlock, FilterBlockBuilder};
 use sstfilter_side_by_side::{KEY_LEN, keys, policy, splitmix64};
 
@@ -48,6 +56,10 @@ fn main() {
         kpf = n;
     }
     let num_filters = n.div_ceil(kpf);
+    if let Some(theirs) = imp.strip_suffix("_reader") {
+        rocksdb_reader(imp, theirs, n, bpk, kpf, absent);
+        return;
+    }
     let (kind, aligned) = match imp.strip_suffix("_aligned") {
         Some(kind) => (kind, true),
         None => (imp, false),
@@ -108,6 +120,106 @@ fn main() {
     );
 }
 
+/// A filter the query phases ask: one of our blocks, or our reader of a RocksDB filter.
+trait Asked {
+    fn may_contain(&self, key: &[u8]) -> bool;
+    /// Answers `keys` into `out`; `false` if the filter has no batched query (the phase is then skipped).
+    fn may_contain_batch(&self, keys: &[&[u8]], out: &mut [bool]) -> bool;
+}
+
+impl<B: AsRef<[u8]>> Asked for FilterBlock<B> {
+    fn may_contain(&self, key: &[u8]) -> bool {
+        FilterBlock::may_contain(self, key)
+    }
+    fn may_contain_batch(&self, keys: &[&[u8]], out: &mut [bool]) -> bool {
+        FilterBlock::may_contain_batch(self, keys, out);
+        true
+    }
+}
+
+impl Asked for RocksDbFilter<'_> {
+    fn may_contain(&self, key: &[u8]) -> bool {
+        self.may_match(key)
+    }
+    fn may_contain_batch(&self, _keys: &[&[u8]], _out: &mut [bool]) -> bool {
+        false
+    }
+}
+
+/// The `rocks_*_reader` impls: RocksDB's filter bytes for `theirs` (built by our writer, or read from the file
+/// `FILTER_DUMP` names), asked through `RocksDbFilter`.
+fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absent: usize) {
+    let num_filters = n.div_ceil(kpf);
+    let present = keys(0, n);
+    let missing = keys(n as u64, absent);
+    let filter_of_absent: Vec<usize> = (0..absent as u64)
+        .map(|i| (splitmix64(i * 7 + 3) % num_filters as u64) as usize)
+        .collect();
+    let dumped = std::env::var_os("FILTER_DUMP").map(|path| {
+        let bytes = std::fs::read(&path).expect("FILTER_DUMP is readable");
+        let mut at = 4;
+        let mut take = |len: usize| {
+            let part = bytes[at..at + len].to_vec();
+            at += len;
+            part
+        };
+        (0..u32::from_le_bytes(bytes[..4].try_into().unwrap()))
+            .map(|_| {
+                let len = u32::from_le_bytes(take(4).try_into().unwrap()) as usize;
+                take(len)
+            })
+            .collect::<Vec<Vec<u8>>>()
+    });
+    let (build_ns, built) = match theirs {
+        "rocks_bloom" => {
+            let start = Instant::now();
+            let built: Vec<Vec<u8>> = present
+                .chunks(kpf * KEY_LEN)
+                .map(|chunk| {
+                    let mut builder = RocksDbBloomBuilder::new(bpk);
+                    for key in chunk.chunks_exact(KEY_LEN) {
+                        builder.add_key(key);
+                    }
+                    builder.finish()
+                })
+                .collect();
+            let build_ns = start.elapsed().as_nanos() as f64 / n as f64;
+            if dumped.as_ref().is_some_and(|d| *d != built) {
+                eprintln!("RocksDbBloomBuilder wrote other bytes than RocksDB's builder");
+                std::process::exit(3);
+            }
+            (build_ns, built)
+        }
+        "rocks_ribbon" => match dumped {
+            Some(built) if built.len() == num_filters => (-1.0, built),
+            _ => {
+                eprintln!(
+                    "{imp} needs FILTER_DUMP: the filters `filter_bench rocks_ribbon` wrote for these keys"
+                );
+                std::process::exit(1);
+            }
+        },
+        _ => {
+            eprintln!("unknown impl {imp}");
+            std::process::exit(1);
+        }
+    };
+    let total_bytes: usize = built.iter().map(Vec::len).sum();
+    let filters: Vec<RocksDbFilter<'_>> = built
+        .iter()
+        .map(|b| RocksDbFilter::from_verified(b))
+        .collect();
+    let (hit_ns, miss_ns, false_positives, batch_ns) =
+        queries(&filters, &present, &missing, &filter_of_absent, kpf);
+    println!(
+        "{imp} n={n} bpk={bpk} kpf={kpf} build_ns={build_ns:.2} hit_ns={hit_ns:.2} miss_ns={miss_ns:.2} \
+         batch32_miss_ns={batch_ns:.2} fp={:.6} bytes_per_key={:.4} bits_per_key={:.3}",
+        false_positives as f64 / absent as f64,
+        total_bytes as f64 / n as f64,
+        8.0 * total_bytes as f64 / n as f64,
+    );
+}
+
 /// The three query phases: (hit ns, miss ns, false positives, batched miss ns or -1).
 ///
 /// Never inlined, so that each buffer type's timed loops sit at the start of a function of their own rather than
@@ -116,8 +228,8 @@ fn main() {
 /// type, or through this function not inlined, took the plain block's time (BENCHMARKS.md 4b). The placement of a
 /// latency-bound loop's code, not the block's, made the difference.
 #[inline(never)]
-fn queries<B: AsRef<[u8]>>(
-    filters: &[FilterBlock<B>],
+fn queries<F: Asked>(
+    filters: &[F],
     present: &[u8],
     missing: &[u8],
     filter_of_absent: &[usize],
@@ -150,14 +262,20 @@ fn queries<B: AsRef<[u8]>>(
         let mut passed = 0usize;
         let whole = absent / BATCH * BATCH;
         let start = Instant::now();
+        let mut batched = true;
         for group in missing[..whole * KEY_LEN].chunks_exact(BATCH * KEY_LEN) {
             for (slot, key) in keys.iter_mut().zip(group.chunks_exact(KEY_LEN)) {
                 *slot = key;
             }
-            filters[0].may_contain_batch(&keys, &mut answers);
+            batched = filters[0].may_contain_batch(&keys, &mut answers);
+            if !batched {
+                break;
+            }
             passed += answers.iter().filter(|&&a| a).count();
         }
-        batch_ns = start.elapsed().as_nanos() as f64 / whole as f64;
+        if batched {
+            batch_ns = start.elapsed().as_nanos() as f64 / whole as f64;
+        }
         black_box(passed);
     }
     (hit_ns, miss_ns, false_positives, batch_ns)

@@ -350,3 +350,41 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
         queries.len()
     );
 }
+
+/// The golden RocksDB blocks of `crates/sstfilter/tests/golden-rocksdb/` (read there without RocksDB) are what
+/// RocksDB writes: each file's block is RocksDB's filter of its keys, and its answers RocksDB's. With
+/// `SSTFILTER_BLESS=1`, a listed file that does not exist is written from RocksDB's output.
+#[test]
+fn golden_rocksdb_blocks_are_rocksdb_blocks() {
+    let Some(oracle) = oracle() else { return };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sstfilter/tests/golden-rocksdb");
+    let absent: Vec<Vec<u8>> = (0..2000)
+        .map(|i| format!("absent-{i}").into_bytes())
+        .collect();
+    for (name, imple, bits_per_key, n) in [
+        ("fastlocalbloom-n0-bpk10", "bloom", 10.0, 0),
+        ("fastlocalbloom-n100-bpk7.5", "bloom", 7.5, 100),
+        ("fastlocalbloom-n1000-bpk10", "bloom", 10.0, 1000),
+        ("fastlocalbloom-n1000-bpk23.4", "bloom", 23.4, 1000),
+        ("ribbon-n1000-bpk10", "ribbon", 10.0, 1000),
+        ("ribbon-n3000-bpk7.5", "ribbon", 7.5, 3000),
+        ("legacy-n1000-bpk10", "legacy", 10.0, 1000),
+    ] {
+        let keys: Vec<Vec<u8>> = (0..n).map(|i| format!("golden-{i}").into_bytes()).collect();
+        let (block, answers) = rocksdb_filter(oracle, imple, bits_per_key, &keys, &absent);
+        let hex: String = block.iter().map(|b| format!("{b:02x}")).collect();
+        let bits: String = answers.iter().map(|&a| if a { '1' } else { '0' }).collect();
+        let want = format!("{hex}\n{bits}\n");
+        let path = dir.join(format!("{name}.txt"));
+        match std::fs::read_to_string(&path) {
+            Ok(file) => assert!(
+                file == want,
+                "{name}: RocksDB now writes other bytes or answers"
+            ),
+            Err(_) if std::env::var_os("SSTFILTER_BLESS").is_some() => {
+                std::fs::write(&path, want).unwrap()
+            }
+            Err(e) => panic!("{}: {e} (SSTFILTER_BLESS=1 writes it)", path.display()),
+        }
+    }
+}

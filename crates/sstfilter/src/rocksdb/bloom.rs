@@ -10,6 +10,7 @@
 use super::hash::rocksdb_hash64;
 use crate::error::{UsageError, configured};
 use crate::leveldb::murmur1;
+use crate::prefetch::prefetch;
 
 /// Bytes of a FastLocalBloom line (a cache line).
 pub(crate) const LINE_BYTES: usize = 64;
@@ -58,29 +59,40 @@ pub(crate) const fn choose_num_probes(millibits: u32) -> u8 {
 /// truncate the length).
 #[inline]
 pub(crate) fn fast_local_may_match(lines: &[u8], num_probes: u8, h: u64) -> bool {
-    let Ok(len) = u32::try_from(lines.len()) else {
+    let Some(at) = line_of(lines, h) else {
         return true;
     };
-    let line = fastrange32(h as u32, len / LINE_BYTES as u32) as usize; // NOTE: the low half picks the line
     let Some(bits) = lines
-        .get(line * LINE_BYTES..)
+        .get(at..)
         .and_then(|rest| rest.first_chunk::<LINE_BYTES>())
     else {
         return true;
     };
+    // A line starts wherever the block does in memory, so it may span two cache lines: fetch both before the
+    // first probe, or a probe of the second half would wait for its miss only after the first half's.
+    prefetch(lines, at + LINE_BYTES - 1);
+    let (words, _) = bits.as_chunks::<8>();
     let mut probe = (h >> 32) as u32; // NOTE: the high half is the first probe
     for _ in 0..num_probes {
+        // Bit `q` of a line is bit `q % 8` of byte `q / 8`: bit `q % 64` of its little-endian word `q / 64`.
         let bit = probe >> (32 - 9);
-        // NOTE: `bit < 512`, so the byte is in the line: the lookup cannot miss.
-        if bits
-            .get((bit >> 3) as usize)
-            .is_none_or(|b| b >> (bit & 7) & 1 == 0)
-        {
+        let word = words
+            .get((bit >> 6) as usize)
+            .map_or(0, |w| u64::from_le_bytes(*w)); // NOTE: `bit < 512`
+        if word >> (bit & 63) & 1 == 0 {
             return false;
         }
         probe = probe.wrapping_mul(PROBE_STEP);
     }
     true
+}
+
+/// Where the line of the key whose hash is `h` starts in `lines`: fastrange of the hash's low half over the whole
+/// lines; `None` for a block RocksDB would read its length wrongly (`2^32` bytes or more).
+#[inline]
+fn line_of(lines: &[u8], h: u64) -> Option<usize> {
+    let len = u32::try_from(lines.len()).ok()?;
+    Some(fastrange32(h as u32, len / LINE_BYTES as u32) as usize * LINE_BYTES) // NOTE: the low half picks the line
 }
 
 /// `hash · range / 2^32`: a hash spread over `0..range` without a division (RocksDB's `FastRange32`).
@@ -89,23 +101,32 @@ fn fastrange32(hash: u32, range: u32) -> u32 {
     ((u64::from(hash) * u64::from(range)) >> 32) as u32 // NOTE: below `range`
 }
 
-/// Sets the probes of the key whose hash is `h` in `lines`, as [`fast_local_may_match`] reads them.
-fn fast_local_add(lines: &mut [u8], num_probes: u8, h: u64) {
-    let len = u32::try_from(lines.len()).unwrap_or(u32::MAX);
-    let line = fastrange32(h as u32, len / LINE_BYTES as u32) as usize;
-    let Some(bits) = lines
-        .get_mut(line * LINE_BYTES..)
-        .and_then(|rest| rest.first_chunk_mut::<LINE_BYTES>())
-    else {
-        return; // unreachable: the builder sizes `lines` in whole lines
-    };
-    let mut probe = (h >> 32) as u32;
-    for _ in 0..num_probes {
-        let bit = probe >> (32 - 9);
-        if let Some(b) = bits.get_mut((bit >> 3) as usize) {
-            *b |= 1 << (bit & 7);
+/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_match`] reads them. Each line is
+/// fetched a few keys ahead of its writes: in a filter larger than the cache, a write that waits for its line
+/// costs a miss per key, and a few misses in flight cost about one.
+fn fast_local_add_all(lines: &mut [u8], num_probes: u8, hashes: &[u64]) {
+    const AHEAD: usize = 8;
+    for (i, &h) in hashes.iter().enumerate() {
+        if let Some(&next) = hashes.get(i + AHEAD)
+            && let Some(at) = line_of(lines, next)
+        {
+            prefetch(lines, at);
+            prefetch(lines, at + LINE_BYTES - 1);
         }
-        probe = probe.wrapping_mul(PROBE_STEP);
+        let Some(bits) = line_of(lines, h)
+            .and_then(|at| lines.get_mut(at..))
+            .and_then(|rest| rest.first_chunk_mut::<LINE_BYTES>())
+        else {
+            continue; // unreachable: the builder sizes `lines` in whole lines, below 2^32 bytes
+        };
+        let mut probe = (h >> 32) as u32;
+        for _ in 0..num_probes {
+            let bit = probe >> (32 - 9);
+            if let Some(b) = bits.get_mut((bit >> 3) as usize) {
+                *b |= 1 << (bit & 7);
+            }
+            probe = probe.wrapping_mul(PROBE_STEP);
+        }
     }
 }
 
@@ -239,9 +260,7 @@ impl RocksDbBloomBuilder {
         let num_probes = self.num_probes();
         let mut block = vec![0u8; len];
         if len > 0 {
-            for &h in &self.hashes {
-                fast_local_add(&mut block, num_probes, h);
-            }
+            fast_local_add_all(&mut block, num_probes, &self.hashes);
         }
         block.extend_from_slice(&[0xFF, 0, num_probes, 0, 0]);
         block

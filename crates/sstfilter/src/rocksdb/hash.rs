@@ -7,6 +7,8 @@
 //! Inputs of up to 16 bytes are mixed with one or two 64-bit products, up to 128 bytes in 16-byte pairs from both
 //! ends, up to 240 bytes in 16-byte steps in two rounds, and longer inputs in 64-byte stripes accumulated into
 //! eight lanes (the scalar form of the vectorised accumulator: all of them compute the same lanes).
+//! Keys of up to 16 bytes (a table's usual keys) are hashed inline in a filter's query; the longer classes stay out
+//! of line, so that the query stays small.
 
 /// The 192-byte default secret of XXH3's preview (`kSecret`): the key material every mix takes bytes from.
 const SECRET: [u8; 192] = [
@@ -66,6 +68,7 @@ const SECRET_SIZE_MIN: usize = 136;
 /// RocksDB's 64-bit hash of `data` (`GetSliceHash64`): the hash its FastLocalBloom and Standard128Ribbon
 /// filters are built on (`format_version` 5 and later). Stable across platforms: part of RocksDB's file format.
 #[must_use]
+#[inline]
 pub fn rocksdb_hash64(data: &[u8]) -> u64 {
     match data.len() {
         0..=16 => short(data),
@@ -75,6 +78,11 @@ pub fn rocksdb_hash64(data: &[u8]) -> u64 {
     }
 }
 
+/// The secret's first and second u64, which every input of up to 16 bytes mixes in: constants, so that a short
+/// key's hash (a table's typical key) reads no memory but the key.
+const SECRET_0: u64 = u64::from_le_bytes([0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe]);
+const SECRET_8: u64 = u64::from_le_bytes([0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c]);
+
 /// The little-endian u64 at `at` of `bytes`; 0 past the end (no caller reads there: every offset is within the
 /// input or the secret by the length checks of [`rocksdb_hash64`], and the tests cover every length class).
 #[inline]
@@ -83,15 +91,6 @@ fn read64(bytes: &[u8], at: usize) -> u64 {
         .get(at..)
         .and_then(|b| b.first_chunk::<8>())
         .map_or(0, |w| u64::from_le_bytes(*w))
-}
-
-/// The little-endian u32 at `at` of `bytes`, as [`read64`].
-#[inline]
-fn read32(bytes: &[u8], at: usize) -> u64 {
-    bytes
-        .get(at..)
-        .and_then(|b| b.first_chunk::<4>())
-        .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
 }
 
 /// The byte at `at` of `bytes`, as [`read64`].
@@ -115,29 +114,32 @@ fn avalanche(mut h: u64) -> u64 {
     h ^ (h >> 32)
 }
 
-/// Inputs of 0 to 16 bytes.
+/// Inputs of 0 to 16 bytes, each read as whole words from its two ends (the lengths make every read one).
+#[inline]
 fn short(data: &[u8]) -> u64 {
     let len = data.len() as u64; // NOTE: at most 16
+    let word = |w: Option<&[u8; 8]>| w.map_or(0, |w| u64::from_le_bytes(*w));
+    let half = |w: Option<&[u8; 4]>| w.map_or(0, |w| u64::from(u32::from_le_bytes(*w)));
     match data.len() {
         // RocksDB's change to the preview: the empty input hashes the secret instead of answering 0, which
         // multiplication-based uses of the hash handle badly.
-        0 => mul_fold(read64(&SECRET, 0), PRIME64_2),
+        0 => mul_fold(SECRET_0, PRIME64_2),
         1..=3 => {
             let combined = byte(data, 0)
                 | byte(data, data.len() >> 1) << 8
                 | byte(data, data.len() - 1) << 16
                 | len << 24;
-            avalanche((combined ^ read32(&SECRET, 0)).wrapping_mul(PRIME64_1))
+            avalanche((combined ^ (SECRET_0 & 0xFFFF_FFFF)).wrapping_mul(PRIME64_1))
         }
         4..=8 => {
-            let input = read32(data, 0) | read32(data, data.len() - 4) << 32;
-            let keyed = input ^ read64(&SECRET, 0);
+            let input = half(data.first_chunk()) | half(data.last_chunk()) << 32;
+            let keyed = input ^ SECRET_0;
             let mix = len.wrapping_add((keyed ^ (keyed >> 51)).wrapping_mul(PRIME32_1));
             avalanche((mix ^ (mix >> 47)).wrapping_mul(PRIME64_2))
         }
         _ => {
-            let lo = read64(data, 0) ^ read64(&SECRET, 0);
-            let hi = read64(data, data.len() - 8) ^ read64(&SECRET, 8);
+            let lo = word(data.first_chunk()) ^ SECRET_0;
+            let hi = word(data.last_chunk()) ^ SECRET_8;
             avalanche(
                 len.wrapping_add(lo.wrapping_add(hi))
                     .wrapping_add(mul_fold(lo, hi)),
@@ -156,6 +158,7 @@ fn mix16(data: &[u8], at: usize, secret_at: usize) -> u64 {
 }
 
 /// Inputs of 17 to 128 bytes: pairs of 16-byte pieces from both ends, as many pairs as the length needs.
+#[inline(never)]
 fn up_to_128(data: &[u8]) -> u64 {
     let len = data.len();
     let mut acc = (len as u64).wrapping_mul(PRIME64_1);
@@ -176,6 +179,7 @@ fn up_to_128(data: &[u8]) -> u64 {
 
 /// Inputs of 129 to 240 bytes: the first 128 bytes, an avalanche, then the rest in 16-byte steps with the secret
 /// restarted at an offset, and the last 16 bytes.
+#[inline(never)]
 fn up_to_240(data: &[u8]) -> u64 {
     let len = data.len();
     let mut acc = (len as u64).wrapping_mul(PRIME64_1);
@@ -205,6 +209,7 @@ fn accumulate(acc: &mut [u64; 8], data: &[u8], at: usize, secret_at: usize) {
 
 /// Inputs over 240 bytes: 64-byte stripes into eight lanes, scrambled after each block of 16 stripes; the last
 /// stripe ends at the input's end; the lanes are merged in pairs.
+#[inline(never)]
 fn long(data: &[u8]) -> u64 {
     let len = data.len();
     let mut acc = [

@@ -109,6 +109,7 @@ impl<'a> RocksDbFilter<'a> {
     /// Whether `key` may be one of the keys the filter was built from: RocksDB's own answer for the same bytes
     /// (`FilterBitsReader::MayMatch`), "no match" only where RocksDB would say it too.
     #[must_use]
+    #[inline]
     pub fn may_match(&self, key: &[u8]) -> bool {
         match self.format {
             RocksDbFilterFormat::Empty => false,
