@@ -21,10 +21,12 @@
 //! bounds and never allocate; where the metadata is inconsistent they answer "may match", as RocksDB does where
 //! it can tell (where RocksDB would read out of bounds instead, the format's docs say so).
 //!
-//! Ribbon filters are read but not written: RocksDB's Ribbon builder solves its system with a seed it retries, and
-//! bytes identical to RocksDB's would need its exact banding order and retry rule; a store writing RocksDB-format
-//! tables gets RocksDB's answers from either filter, and [`RocksDbBloomBuilder`] writes the one RocksDB uses by
-//! default.
+//! Ribbon filters are read but not written. A writer of RocksDB's exact bytes would have to reproduce its whole
+//! construction, not only the layout FORMAT.md Appendix C specifies: the slot count RocksDB derives from the key
+//! count and rate (floating-point formulas and tables in `ribbon_config.cc`), the seed search (the first seed
+//! from the first key's hash, then the next until the banding succeeds) and the back-substitution. That is
+//! deterministic, so it can be done; it is not done yet. A store writing RocksDB-format tables gets RocksDB's
+//! answers from either filter, and [`RocksDbBloomBuilder`] writes the one RocksDB uses by default.
 
 mod bloom;
 mod hash;
