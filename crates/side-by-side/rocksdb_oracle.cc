@@ -4,17 +4,34 @@
 // Usage: rocksdb_oracle filter IMPL BITS_PER_KEY < input > output
 //        rocksdb_oracle read < input > output
 //        rocksdb_oracle hash < input > output
+//        rocksdb_oracle checksum < input > output
+//        rocksdb_oracle sst PATH POLICY BITS_PER_KEY FORMAT_VERSION CHECKSUM PARTITIONED WHOLE_KEYS < input
+//        rocksdb_oracle ask PATH DB_DIR < input > output
 //   IMPL: bloom (NewBloomFilterPolicy, table format_version 5: FastLocalBloom), legacy (the same policy with
 //         format_version 4: the legacy Bloom filter), ribbon (NewRibbonFilterPolicy, the table's level unknown:
 //         Standard128Ribbon, or RocksDB's own fallback for key counts Ribbon does not take).
 //   input:  u32 count, then count keys (u32 length, bytes): the keys to build from (filter), to hash (hash), or
-//           filter blocks given as keys (read); for filter and read, then u32 count and that many query keys.
+//           filter blocks given as keys (read), to checksum (checksum), to write in order (sst: each the value of
+//           itself) or to look up (ask); for filter and read, then u32 count and that many query keys.
 //   output: filter: u32 length and the filter's bytes, then one byte per query key (RocksDB's MayMatch, 0 or 1);
-//           read: for each block, one byte per query key; hash: one u64 per key. Every integer is little-endian.
+//           read: for each block, one byte per query key; hash: one u64 per key; checksum: per input, the u32
+//           ComputeBuiltinChecksum of checksum types 0 to 4; ask: per key, 0 where the table's filter answered no
+//           match, 1 where it answered may match, 2 where RocksDB's Get did not ask it (a key outside the table's
+//           range). Every integer is little-endian.
+//   sst: writes PATH with SstFileWriter: POLICY bloom or ribbon, CHECKSUM 0 to 4 (ChecksumType), PARTITIONED 1 for
+//        partitioned filters (kTwoLevelIndexSearch, 256-byte metadata blocks, index restart interval 3 so that
+//        separators share prefixes), WHOLE_KEYS 0 for a filter of 3-byte prefixes only.
+//   ask: ingests a copy of PATH into a new DB at DB_DIR and Gets each key, reading RocksDB's Bloom filter
+//        counters (PerfContext) to learn what the table's filter answered.
 // Built by the test with: g++ -O2 -std=c++17 rocksdb_oracle.cc -lrocksdb -lpthread (rocksdb_filter_bits.h
 // declares the internal classes; it refuses other RocksDB versions).
+#include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 
 #include <cstdint>
@@ -29,6 +46,8 @@
 namespace ROCKSDB_NAMESPACE {
 // Exported by librocksdb (util/hash.h): the hash GetSliceHash64 inlines.
 uint64_t Hash64(const char* data, size_t n);
+// Exported by librocksdb (table/format.h): a block's checksum, of the block and its compression type byte.
+uint32_t ComputeBuiltinChecksum(ChecksumType type, const char* data, size_t size);
 }  // namespace ROCKSDB_NAMESPACE
 
 namespace {
@@ -62,6 +81,71 @@ int Fail(const char* why) {
   return 2;
 }
 
+// The table options of the sst mode's arguments (after PATH); false on a bad argument.
+bool SstOptions(char** args, rocksdb::Options* options) {
+  const std::string policy = args[0];
+  if (policy != "bloom" && policy != "ribbon") return false;
+  const double bpk = std::stod(args[1]);
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(policy == "ribbon" ? rocksdb::NewRibbonFilterPolicy(bpk)
+                                               : rocksdb::NewBloomFilterPolicy(bpk));
+  table.format_version = static_cast<uint32_t>(std::stoul(args[2]));
+  table.checksum = static_cast<rocksdb::ChecksumType>(std::stoi(args[3]));
+  if (std::string(args[4]) == "1") {
+    table.partition_filters = true;
+    table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.metadata_block_size = 256;
+    table.index_block_restart_interval = 3;
+  }
+  if (std::string(args[5]) == "0") {
+    table.whole_key_filtering = false;
+    options->prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(3));
+  }
+  options->table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return true;
+}
+
+int WriteSst(const std::string& path, char** args) {
+  rocksdb::Options options;
+  if (!SstOptions(args, &options)) return Fail("bad sst arguments");
+  std::vector<std::string> keys;
+  if (!ReadKeys(&keys)) return Fail("bad input");
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
+  rocksdb::Status s = writer.Open(path);
+  for (size_t i = 0; s.ok() && i < keys.size(); ++i) s = writer.Put(keys[i], keys[i]);
+  if (s.ok()) s = writer.Finish();
+  return s.ok() ? 0 : Fail(s.ToString().c_str());
+}
+
+int Ask(const std::string& path, const std::string& db_dir) {
+  std::vector<std::string> keys;
+  if (!ReadKeys(&keys)) return Fail("bad input");
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::BlockBasedTableOptions table;
+  // Any built-in policy reads any built-in filter; the table's properties say how it was built.
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, db_dir, &raw);
+  if (!s.ok()) return Fail(s.ToString().c_str());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = false;
+  s = db->IngestExternalFile({path}, ingest);
+  if (!s.ok()) return Fail(s.ToString().c_str());
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  std::string value;
+  for (const auto& key : keys) {
+    rocksdb::get_perf_context()->Reset();
+    s = db->Get(rocksdb::ReadOptions(), key, &value);
+    if (!s.ok() && !s.IsNotFound()) return Fail(s.ToString().c_str());
+    const auto* perf = rocksdb::get_perf_context();
+    fputc(perf->bloom_sst_miss_count > 0 ? 0 : perf->bloom_sst_hit_count > 0 ? 1 : 2, stdout);
+  }
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,7 +167,22 @@ int main(int argc, char** argv) {
     }
     return fflush(stdout) == 0 ? 0 : 1;
   }
-  if (argc != 4 || std::string(argv[1]) != "filter") return Fail("usage: filter IMPL BITS_PER_KEY | read | hash");
+  if (argc == 2 && std::string(argv[1]) == "checksum") {
+    std::vector<std::string> inputs;
+    if (!ReadKeys(&inputs)) return Fail("bad input");
+    for (const auto& input : inputs) {
+      for (int type = 0; type <= 4; ++type) {
+        WriteLe(rocksdb::ComputeBuiltinChecksum(static_cast<rocksdb::ChecksumType>(type), input.data(), input.size()),
+                4);
+      }
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+  }
+  if (argc == 9 && std::string(argv[1]) == "sst") return WriteSst(argv[2], argv + 3);
+  if (argc == 4 && std::string(argv[1]) == "ask") return Ask(argv[2], argv[3]);
+  if (argc != 4 || std::string(argv[1]) != "filter") {
+    return Fail("usage: filter IMPL BITS_PER_KEY | read | hash | checksum | sst PATH ... | ask PATH DB_DIR");
+  }
   const std::string impl = argv[2];
   const double bpk = std::stod(argv[3]);
   if (impl != "bloom" && impl != "legacy" && impl != "ribbon") return Fail("IMPL is bloom, legacy or ribbon");

@@ -14,12 +14,17 @@
 //!   key.
 //! * [`rocksdb_hash64`]: the 64-bit hash the two newer filters are built on (RocksDB's frozen preview of XXH3,
 //!   not the released XXH3).
+//! * [`RocksDbTable`]: finds a table's filter in the bytes of a RocksDB SST file (block-based table, format
+//!   versions 0 to 7) and verifies it: the footer, the meta-index and properties blocks, and the full filter or
+//!   each partition of a partitioned filter ([`RocksDbTableFilter`]), every block's checksum (any of RocksDB's five
+//!   [`RocksDbChecksum`]s) checked before its bytes are read.
 //!
 //! These bytes carry no checksum of their own: the table's block trailer (its checksum type named in the footer)
 //! covers them, so [`RocksDbFilter::from_verified`] is for bytes whose block checksum was checked, as RocksDB's
-//! table reader checks it before the filter sees them. On any bytes the readers never panic, never read out of
-//! bounds and never allocate; where the metadata is inconsistent they answer "may match", as RocksDB does where
-//! it can tell (where RocksDB would read out of bounds instead, the format's docs say so).
+//! table reader checks it before the filter sees them ([`RocksDbTable::filter`] checks it). On any bytes the filter
+//! readers never panic, never read out of bounds and never allocate; where the metadata is inconsistent they answer
+//! "may match", as RocksDB does where it can tell (where RocksDB would read out of bounds instead, the format's
+//! docs say so).
 //!
 //! Ribbon filters are read but not written. A writer of RocksDB's exact bytes would have to reproduce its whole
 //! construction, not only the layout FORMAT.md Appendix C specifies: the slot count RocksDB derives from the key
@@ -29,11 +34,17 @@
 //! answers from either filter, and [`RocksDbBloomBuilder`] writes the one RocksDB uses by default.
 
 mod bloom;
+mod crc32c;
 mod hash;
 mod ribbon;
+mod table;
 
 pub use bloom::RocksDbBloomBuilder;
 pub use hash::rocksdb_hash64;
+pub use table::{
+    RocksDbBlock, RocksDbBlockHandle, RocksDbChecksum, RocksDbMetaBlock, RocksDbPartition,
+    RocksDbPartitionedFilter, RocksDbTable, RocksDbTableError, RocksDbTableFilter,
+};
 
 /// Bytes of the metadata at the end of every RocksDB filter block.
 const METADATA_LEN: usize = 5;
