@@ -3,53 +3,12 @@
 //! own readers and hashes with RocksDB's own `Hash64`; every test checks ours against what it wrote. Without g++ or
 //! the library each test says so and passes without checking (`apt-get install g++ librocksdb-dev`).
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+mod common;
 
+use std::path::Path;
+
+use common::{mix, oracle, put_keys, run};
 use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, rocksdb_hash64};
-
-/// The oracle binary, built once per test run; `None` (with the reason printed) where it cannot be built.
-fn oracle() -> Option<&'static Path> {
-    static ORACLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built = ORACLE.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rocksdb_oracle");
-        let status = Command::new("g++")
-            .args(["-O2", "-std=c++17", "-o"])
-            .arg(&out)
-            .arg(dir.join("rocksdb_oracle.cc"))
-            .args(["-lrocksdb", "-lpthread"])
-            .stderr(Stdio::null())
-            .status();
-        match status {
-            Ok(s) if s.success() => Ok(out),
-            Ok(_) => Err(
-                "rocksdb_oracle.cc did not build (needs RocksDB 7.8.3's headers and library)"
-                    .into(),
-            ),
-            Err(e) => Err(format!("no g++ ({e})")),
-        }
-    });
-    match built {
-        Ok(path) => Some(path),
-        Err(why) => {
-            eprintln!(
-                "skipped, RocksDB not available: {why}; apt-get install g++ librocksdb-dev (RocksDB 7.8.3)"
-            );
-            None
-        }
-    }
-}
-
-/// splitmix64: deterministic keys, the same in every run.
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// `n` keys: mostly 16 bytes (a table's typical key), with every length up to 40 and some up to 300 mixed in,
 /// and an adjacent duplicate now and then (RocksDB's builders drop a hash equal to the previous one).
@@ -73,33 +32,8 @@ fn keys(n: usize, seed: u64) -> Vec<Vec<u8>> {
     out
 }
 
-fn put_keys(input: &mut Vec<u8>, keys: &[Vec<u8>]) {
-    input.extend_from_slice(&(keys.len() as u32).to_le_bytes());
-    for k in keys {
-        input.extend_from_slice(&(k.len() as u32).to_le_bytes());
-        input.extend_from_slice(k);
-    }
-}
-
-fn run(oracle: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(oracle)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(output.status.success(), "rocksdb_oracle {args:?} failed");
-    output.stdout
-}
-
 /// RocksDB's filter of `keys` built by `imple` at `bits_per_key`, and its answers for `queries`.
 fn rocksdb_filter(
-    oracle: &Path,
     imple: &str,
     bits_per_key: f64,
     keys: &[Vec<u8>],
@@ -108,11 +42,7 @@ fn rocksdb_filter(
     let mut input = Vec::new();
     put_keys(&mut input, keys);
     put_keys(&mut input, queries);
-    let out = run(
-        oracle,
-        &["filter", imple, &bits_per_key.to_string()],
-        &input,
-    );
+    let out = run(&["filter", imple, &bits_per_key.to_string()], &input);
     let len = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
     let (filter, answers) = out[4..].split_at(len);
     assert_eq!(answers.len(), queries.len());
@@ -148,7 +78,9 @@ const BITS_PER_KEY: [f64; 9] = [1.0, 2.08, 3.5, 5.0, 7.5, 10.0, 16.0, 23.4, 99.0
 
 #[test]
 fn hash_agrees_with_rocksdb_for_every_length_class() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     // Every length to 2,100 (two blocks of the long-input accumulator and a partial stripe), in three fills, and
     // random keys.
     let mut inputs: Vec<Vec<u8>> = Vec::new();
@@ -159,7 +91,7 @@ fn hash_agrees_with_rocksdb_for_every_length_class() {
         .extend((0..5000u64).map(|i| (0..mix(i) % 2200).map(|j| mix(i ^ j << 20) as u8).collect()));
     let mut input = Vec::new();
     put_keys(&mut input, &inputs);
-    let theirs = run(oracle, &["hash"], &input);
+    let theirs = run(&["hash"], &input);
     for (key, h) in inputs.iter().zip(theirs.chunks_exact(8)) {
         let want = u64::from_le_bytes(h.try_into().unwrap());
         assert_eq!(rocksdb_hash64(key), want, "length {}", key.len());
@@ -169,13 +101,15 @@ fn hash_agrees_with_rocksdb_for_every_length_class() {
 
 #[test]
 fn bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     let queries = keys(20_000, 0xab5e);
     let mut checked = 0;
     for bits_per_key in BITS_PER_KEY {
         for (i, n) in COUNTS.into_iter().enumerate() {
             let keys = keys(n, i as u64);
-            let (theirs, answers) = rocksdb_filter(oracle, "bloom", bits_per_key, &keys, &queries);
+            let (theirs, answers) = rocksdb_filter("bloom", bits_per_key, &keys, &queries);
             let mut builder = RocksDbBloomBuilder::new(bits_per_key);
             for k in &keys {
                 builder.add_key(k);
@@ -202,11 +136,13 @@ fn bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers() {
 
 #[test]
 fn a_million_keys_read_and_build_as_rocksdb() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     let keys = keys(1_000_000, 0x106);
     let queries = keys_absent(100_000);
     for imple in ["bloom", "ribbon", "legacy"] {
-        let (theirs, answers) = rocksdb_filter(oracle, imple, 10.0, &keys, &queries);
+        let (theirs, answers) = rocksdb_filter(imple, 10.0, &keys, &queries);
         if imple == "bloom" {
             let mut builder = RocksDbBloomBuilder::new(10.0);
             for k in &keys {
@@ -238,13 +174,15 @@ fn keys_absent(n: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn legacy_bloom_answers_are_rocksdb_answers() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     let queries = keys(20_000, 0x1e9);
     let mut checked = 0;
     for bits_per_key in BITS_PER_KEY {
         for (i, n) in COUNTS.into_iter().enumerate() {
             let keys = keys(n, 0x1e9 ^ i as u64);
-            let (theirs, answers) = rocksdb_filter(oracle, "legacy", bits_per_key, &keys, &queries);
+            let (theirs, answers) = rocksdb_filter("legacy", bits_per_key, &keys, &queries);
             let what = format!("legacy Bloom {bits_per_key} bits/key, {n} keys");
             let (format, _) = agree(&theirs, &keys, &queries, &answers, &what);
             assert!(
@@ -259,13 +197,15 @@ fn legacy_bloom_answers_are_rocksdb_answers() {
 
 #[test]
 fn ribbon_answers_are_rocksdb_answers() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     let queries = keys(20_000, 0x41bb);
     let (mut ribbons, mut others) = (0, 0);
     for bits_per_key in BITS_PER_KEY {
         for (i, n) in COUNTS.into_iter().enumerate() {
             let keys = keys(n, 0x41bb ^ i as u64);
-            let (theirs, answers) = rocksdb_filter(oracle, "ribbon", bits_per_key, &keys, &queries);
+            let (theirs, answers) = rocksdb_filter("ribbon", bits_per_key, &keys, &queries);
             let what = format!("Ribbon policy {bits_per_key} bits/key, {n} keys");
             match agree(&theirs, &keys, &queries, &answers, &what).0 {
                 RocksDbFilterFormat::Ribbon { .. } => ribbons += 1,
@@ -285,7 +225,9 @@ fn ribbon_answers_are_rocksdb_answers() {
 /// bytes, a legacy line count whose product with 64 wraps in 32 bits): ours answers "may match" there.
 #[test]
 fn any_metadata_reads_as_rocksdb_reads_it() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     let words: Vec<u32> = [
         0,
         1,
@@ -328,7 +270,7 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
     let mut input = Vec::new();
     put_keys(&mut input, &blocks);
     put_keys(&mut input, &queries);
-    let theirs = run(oracle, &["read"], &input);
+    let theirs = run(&["read"], &input);
     assert_eq!(theirs.len(), blocks.len() * queries.len());
     let mut negatives = 0;
     for (block, answers) in blocks.iter().zip(theirs.chunks_exact(queries.len())) {
@@ -356,7 +298,9 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
 /// `SSTFILTER_BLESS=1`, a listed file that does not exist is written from RocksDB's output.
 #[test]
 fn golden_rocksdb_blocks_are_rocksdb_blocks() {
-    let Some(oracle) = oracle() else { return };
+    if oracle().is_none() {
+        return;
+    }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sstfilter/tests/golden-rocksdb");
     let absent: Vec<Vec<u8>> = (0..2000)
         .map(|i| format!("absent-{i}").into_bytes())
@@ -371,7 +315,7 @@ fn golden_rocksdb_blocks_are_rocksdb_blocks() {
         ("legacy-n1000-bpk10", "legacy", 10.0, 1000),
     ] {
         let keys: Vec<Vec<u8>> = (0..n).map(|i| format!("golden-{i}").into_bytes()).collect();
-        let (block, answers) = rocksdb_filter(oracle, imple, bits_per_key, &keys, &absent);
+        let (block, answers) = rocksdb_filter(imple, bits_per_key, &keys, &absent);
         let hex: String = block.iter().map(|b| format!("{b:02x}")).collect();
         let bits: String = answers.iter().map(|&a| if a { '1' } else { '0' }).collect();
         let want = format!("{hex}\n{bits}\n");

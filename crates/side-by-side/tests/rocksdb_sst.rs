@@ -7,77 +7,23 @@
 //! Format version 6 is checked on files converted here from RocksDB-written version 5 files (7.8.3 writes no
 //! version 6): self-checked against RocksDB's source, not against a file RocksDB wrote.
 
-use std::io::Write as _;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{mix, oracle, put_keys};
 
 use sstfilter::rocksdb::{
     RocksDbBlock, RocksDbBloomBuilder, RocksDbChecksum, RocksDbFilterFormat, RocksDbTable,
     RocksDbTableError, RocksDbTableFilter,
 };
 
-/// The oracle binary, built once per test run; `None` (with the reason printed) where it cannot be built.
-fn oracle() -> Option<&'static Path> {
-    static ORACLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built = ORACLE.get_or_init(|| {
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("rocksdb_oracle.cc");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rocksdb_oracle_sst");
-        let status = Command::new("g++")
-            .args(["-O2", "-std=c++17", "-o"])
-            .arg(&out)
-            .arg(source)
-            .args(["-lrocksdb", "-lpthread"])
-            .stderr(Stdio::null())
-            .status();
-        match status {
-            Ok(s) if s.success() => Ok(out),
-            Ok(_) => Err(
-                "rocksdb_oracle.cc did not build (needs RocksDB 7.8.3's headers and library)"
-                    .into(),
-            ),
-            Err(e) => Err(format!("no g++ ({e})")),
-        }
-    });
-    match built {
-        Ok(path) => Some(path),
-        Err(why) => {
-            eprintln!(
-                "skipped, RocksDB not available: {why}; apt-get install g++ librocksdb-dev (RocksDB 7.8.3)"
-            );
-            None
-        }
-    }
-}
-
-/// Runs the oracle with `args`, `keys` on its standard input (u32 count, then u32 length and bytes per key).
+/// Runs the oracle with `args`, `keys` on its standard input.
 fn run(args: &[&str], keys: &[Vec<u8>]) -> Vec<u8> {
-    let mut input = (keys.len() as u32).to_le_bytes().to_vec();
-    for key in keys {
-        input.extend_from_slice(&(key.len() as u32).to_le_bytes());
-        input.extend_from_slice(key);
-    }
-    let mut child = Command::new(oracle().unwrap())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(output.status.success(), "rocksdb_oracle {args:?} failed");
-    output.stdout
-}
-
-/// splitmix64: deterministic keys, the same in every run.
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    let mut input = Vec::new();
+    put_keys(&mut input, keys);
+    common::run(args, &input)
 }
 
 /// `n` distinct keys in byte order (as a table holds them): 8 to 40 bytes of `seed`'s draw, sharing prefixes.

@@ -154,14 +154,16 @@ fn inspect_command() -> Command {
         .about(
             "Explain a file: a filter block (kind, parameters, keys, bits/key, expected FPR, CRC), a \
              reference table (its checks, and its filter block, range filter or partitioned filter with every \
-             partition checked) or a LevelDB table (its filter policy, per-2 KiB filters and block CRCs)",
+             partition checked), a LevelDB table (its filter policy, per-2 KiB filters and block CRCs) or a \
+             RocksDB table (its footer, meta blocks and filter, full or partitioned, checksums verified)",
         )
         .arg(
             Arg::new("file")
                 .value_name("FILE")
                 .help(
-                    "The file to read: a raw sstfilter block, a reference table (as `demo --dir` keeps), or \
-                     a LevelDB-format table (.ldb, from LevelDB or rusty-leveldb); the bytes decide which",
+                    "The file to read: a raw sstfilter block, a reference table (as `demo --dir` keeps), a \
+                     LevelDB-format table (.ldb, from LevelDB or rusty-leveldb) or a RocksDB SST file; the \
+                     bytes decide which",
                 )
                 .required(true)
                 .value_parser(value_parser!(PathBuf)),

@@ -12,6 +12,8 @@
 
 use std::borrow::Cow;
 
+use sstfilter::rocksdb::RocksDbChecksum;
+
 /// The footer's magic number, as stored.
 pub(crate) const MAGIC: [u8; 8] = 0xdb47_7524_8b80_fb57u64.to_le_bytes();
 
@@ -155,7 +157,8 @@ impl LdbTable {
         let stored = self.bytes.get(start..end).ok_or_else(bad)?;
         let (covered, crc) = stored.split_at(size + 1);
         let crc = u32::from_le_bytes(crc.try_into().map_err(|_| bad())?);
-        if unmask(crc) != crc32c(covered) {
+        // LevelDB's block checksum is RocksDB's CRC32c type: the masked CRC-32C of the contents and type byte.
+        if RocksDbChecksum::Crc32c.of(covered) != crc {
             return Err(format!(
                 "{what} at offset {}: CRC32C mismatch",
                 handle.offset
@@ -240,41 +243,9 @@ fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// LevelDB stores `rotate_right(crc, 15) + 0xa282ead8`, so that a CRC of data holding CRCs is not trivial.
-fn unmask(masked: u32) -> u32 {
-    masked.wrapping_sub(0xa282_ead8).rotate_left(15)
-}
-
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bit by bit: tables are small and `inspect` is not hot.
-fn crc32c(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0x82F6_3B78
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc32c_and_its_mask_match_the_published_check_values() {
-        // RFC 3720 (iSCSI), appendix B.4: 32 bytes of zeros, and the standard "123456789" check value.
-        assert_eq!(crc32c(&[0u8; 32]), 0x8A91_36AA);
-        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
-        let masked = crc32c(b"123456789")
-            .rotate_right(15)
-            .wrapping_add(0xa282_ead8);
-        assert_eq!(unmask(masked), 0xE306_9283);
-    }
 
     #[test]
     fn varints_and_blocks_decode_and_bad_bytes_are_errors() {
