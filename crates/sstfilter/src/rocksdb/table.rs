@@ -626,9 +626,14 @@ impl RocksDbTableFilter<'_> {
 pub struct RocksDbPartitionedFilter<'a> {
     policy: String,
     blocks: Blocks<'a>,
-    /// The index's entries, as stored: each key is rebuilt from the entries before it (decoding them all up front
-    /// would allocate quadratically in the block's size for a block of long shared prefixes).
-    entries: Vec<IndexEntry<'a>>,
+    /// The index block's entries, read in place where they are asked for: nothing of the index is copied (a
+    /// decoded entry takes more room than its bytes, and a key rebuilt for every entry would take room quadratic
+    /// in the block's size for a block of long shared prefixes).
+    entries: &'a [u8],
+    /// The restart array: where entries that share nothing start, each a u32.
+    restarts: &'a [[u8; 4]],
+    /// The number of entries, every one decoded once when the index was read.
+    len: usize,
     properties: Properties,
 }
 
@@ -655,7 +660,8 @@ pub struct RocksDbPartition<'a> {
 }
 
 impl<'a> RocksDbPartitionedFilter<'a> {
-    /// Decodes the partition index `index` (the verified contents of the block at `offset`).
+    /// The partition index `index` (the verified contents of the block at `offset`), every entry decoded once
+    /// to check it.
     fn new(
         policy: String,
         blocks: Blocks<'a>,
@@ -663,50 +669,20 @@ impl<'a> RocksDbPartitionedFilter<'a> {
         offset: u64,
         properties: Properties,
     ) -> Result<Self, RocksDbTableError> {
-        let block = RocksDbBlock::FilterPartitionIndex;
-        let bad = |reason| malformed(block, offset, reason);
-        let mut entries: Vec<IndexEntry<'a>> = Vec::new();
-        let (mut key_len, mut previous) = (0usize, None::<RocksDbBlockHandle>);
-        for raw in RawEntries::new(index, properties.delta_values) {
-            let RawEntry {
-                shared,
-                suffix,
-                mut value,
-            } = raw.map_err(bad)?;
-            if shared > key_len {
-                return Err(bad("a key sharing more bytes than the previous key has"));
-            }
-            key_len = shared
-                .checked_add(suffix.len())
-                .ok_or(bad("a key too long"))?;
-            // After a restart point a delta-encoded value is the size's change: the partition follows the
-            // previous one and its trailer.
-            let handle = match previous {
-                Some(previous) if properties.delta_values && shared != 0 => {
-                    let delta = varint64(&mut value)
-                        .map(zigzag)
-                        .ok_or(bad("a partition size delta"))?;
-                    previous
-                        .offset
-                        .checked_add(previous.size)
-                        .and_then(|end| end.checked_add(TRAILER_LEN as u64))
-                        .zip(previous.size.checked_add_signed(delta))
-                        .map(|(offset, size)| RocksDbBlockHandle { offset, size })
-                        .ok_or(bad("a partition size delta out of range"))?
-                }
-                _ => read_handle(&mut value).ok_or(bad("a partition handle"))?,
-            };
-            entries.push(IndexEntry {
-                shared,
-                suffix,
-                handle,
-            });
-            previous = Some(handle);
+        let bad = |reason| malformed(RocksDbBlock::FilterPartitionIndex, offset, reason);
+        let (entries, restarts) =
+            RawEntries::regions(index).ok_or(bad("a block too short for its restart array"))?;
+        let mut len = 0;
+        for entry in IndexEntries::new(entries, properties.delta_values) {
+            entry.map_err(bad)?;
+            len += 1;
         }
         Ok(RocksDbPartitionedFilter {
             policy,
             blocks,
             entries,
+            restarts,
+            len,
             properties,
         })
     }
@@ -733,20 +709,22 @@ impl<'a> RocksDbPartitionedFilter<'a> {
     /// The number of partitions.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// Whether the index lists no partition (RocksDB never writes such an index).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     /// Every partition in order: its separator, handle and filter (each read and verified as it is reached).
     pub fn partitions(&self) -> impl Iterator<Item = RocksDbPartition<'a>> + '_ {
         let mut key = Vec::new();
-        self.entries.iter().map(move |entry| {
-            // `shared` was checked against the previous key's length when the index was decoded.
+        // Every entry was decoded without error when the index was read.
+        let entries =
+            IndexEntries::new(self.entries, self.properties.delta_values).map_while(Result::ok);
+        entries.map(move |entry| {
             key.truncate(entry.shared);
             key.extend_from_slice(entry.suffix);
             RocksDbPartition {
@@ -780,43 +758,53 @@ impl<'a> RocksDbPartitionedFilter<'a> {
             })
     }
 
-    /// The partition RocksDB reads for `user_key` (`GetFilterPartitionHandle`): a binary search for the first
-    /// separator whose user key is not less than it, or the last partition. Comparing user keys alone finds the
-    /// partition holding the key's first version, whose filter has the key: internal keys of one user key order
-    /// by sequence number, and RocksDB's search key sorts before them all at the latest sequence number.
+    /// The partition RocksDB reads for `user_key` (`GetFilterPartitionHandle`): the first entry whose
+    /// separator's user key is not less than it, or the last partition. As RocksDB's block search, a binary search
+    /// of the restart points (entries that share nothing with the key before them) finds the last one whose
+    /// separator is less than the key, and the entries from there are read in turn. Comparing user keys alone finds
+    /// the partition holding the key's first version, whose filter has the key: internal keys of one user key
+    /// order by sequence number, and RocksDB's search key sorts before them all at the latest sequence number.
+    /// `None` where the index cannot be read as that (a restart point past the entries, or one that shares).
     fn partition_of(&self, user_key: &[u8]) -> Option<RocksDbBlockHandle> {
-        let mut key = Vec::new();
-        let (mut low, mut high) = (0, self.entries.len());
+        let delta = self.properties.delta_values;
+        let from = |restart: usize| {
+            let at = u32::from_le_bytes(*self.restarts.get(restart)?);
+            self.entries.get(usize::try_from(at).ok()?..)
+        };
+        let (mut low, mut high) = (0, self.restarts.len());
         while low < high {
             let mid = low + (high - low) / 2;
-            if self.separator_user_key(mid, &mut key)? < user_key {
+            let first = IndexEntries::new(from(mid)?, delta).next()?.ok()?;
+            if first.shared != 0 {
+                return None;
+            }
+            if self.user_key(first.suffix)? < user_key {
                 low = mid + 1;
             } else {
                 high = mid;
             }
         }
-        self.entries
-            .get(low)
-            .or(self.entries.last())
-            .map(|entry| entry.handle)
-    }
-
-    /// The user key of entry `i`'s separator, rebuilt in `key` from the last entry up to it that shares nothing
-    /// (the first entry shares nothing); `None` for an internal key too short to hold a user key.
-    fn separator_user_key<'k>(&self, i: usize, key: &'k mut Vec<u8>) -> Option<&'k [u8]> {
-        let entries = self.entries.get(..=i)?;
-        let start = entries.iter().rposition(|entry| entry.shared == 0)?;
-        key.clear();
-        for entry in entries.get(start..)? {
+        let (mut key, mut last) = (Vec::new(), None);
+        for entry in IndexEntries::new(from(low.saturating_sub(1))?, delta) {
+            let entry = entry.ok()?;
             key.truncate(entry.shared);
             key.extend_from_slice(entry.suffix);
+            if self.user_key(&key)? >= user_key {
+                return Some(entry.handle);
+            }
+            last = Some(entry.handle);
         }
-        let user_len = if self.properties.keys_include_seq {
-            key.len().checked_sub(SEQUENCE_LEN)?
+        last
+    }
+
+    /// The user key of a separator: without its last 8 bytes where separators are internal keys; `None` for an
+    /// internal key too short to hold them.
+    fn user_key<'k>(&self, separator: &'k [u8]) -> Option<&'k [u8]> {
+        if self.properties.keys_include_seq {
+            separator.get(..separator.len().checked_sub(SEQUENCE_LEN)?)
         } else {
-            key.len()
-        };
-        key.get(..user_len)
+            Some(separator)
+        }
     }
 }
 
@@ -1033,8 +1021,8 @@ struct RawEntries<'a> {
 
 impl<'a> RawEntries<'a> {
     fn new(block: &'a [u8], delta_values: bool) -> Self {
-        let (rest, error) = match Self::entries_of(block) {
-            Some(rest) => (rest, None),
+        let (rest, error) = match Self::regions(block) {
+            Some((entries, _)) => (entries, None),
             None => (&[][..], Some("a block too short for its restart array")),
         };
         RawEntries {
@@ -1044,10 +1032,19 @@ impl<'a> RawEntries<'a> {
         }
     }
 
-    /// The bytes of `block` before its restart array (and a data block's hash index); `None` where the block is
-    /// too short for the array its `num_restarts` says it has. A block without restart points has no entries, as
-    /// RocksDB reads it.
-    fn entries_of(block: &[u8]) -> Option<&[u8]> {
+    /// The entries from the start of `entries`, a part of a block's entries that starts at an entry.
+    fn from_entries(entries: &'a [u8], delta_values: bool) -> Self {
+        RawEntries {
+            rest: entries,
+            delta_values,
+            error: None,
+        }
+    }
+
+    /// The bytes of `block` before its restart array (and a data block's hash index), and the restart array;
+    /// `None` where the block is too short for the array its `num_restarts` says it has. A block without restart
+    /// points has no entries, as RocksDB reads it.
+    fn regions(block: &'a [u8]) -> Option<(&'a [u8], &'a [[u8; 4]])> {
         let (mut body, &num_restarts) = block.split_last_chunk::<4>()?;
         let mut num_restarts = u32::from_le_bytes(num_restarts);
         if num_restarts & HASH_INDEX_BIT != 0 && block.len() <= MAX_HASH_INDEX_BLOCK {
@@ -1060,8 +1057,13 @@ impl<'a> RawEntries<'a> {
                 .0;
         }
         let restarts_len = usize::try_from(num_restarts).ok()?.checked_mul(4)?;
-        let (entries, _) = body.split_at_checked(body.len().checked_sub(restarts_len)?)?;
-        Some(if num_restarts == 0 { &[] } else { entries })
+        let (entries, restarts) = body.split_at_checked(body.len().checked_sub(restarts_len)?)?;
+        let (restarts, _) = restarts.as_chunks::<4>();
+        Some(if num_restarts == 0 {
+            (&[], &[])
+        } else {
+            (entries, restarts)
+        })
     }
 
     /// The next entry, consumed.
@@ -1113,6 +1115,71 @@ impl<'a> Iterator for RawEntries<'a> {
             self.rest = &[];
         }
         Some(entry.ok_or("an entry running past the block's entries"))
+    }
+}
+
+/// The entries of a partition index from an entry that shares nothing (the index's first, or a restart point's),
+/// each key as stored and its partition's handle: a handle where the key shares nothing, else, in an index whose
+/// values are delta-encoded, the previous partition's end (after its trailer) and its size plus a zigzag delta.
+/// Ends after the first error.
+struct IndexEntries<'a> {
+    raw: RawEntries<'a>,
+    key_len: usize,
+    previous: Option<RocksDbBlockHandle>,
+}
+
+impl<'a> IndexEntries<'a> {
+    fn new(entries: &'a [u8], delta_values: bool) -> Self {
+        IndexEntries {
+            raw: RawEntries::from_entries(entries, delta_values),
+            key_len: 0,
+            previous: None,
+        }
+    }
+
+    fn decode(&mut self, raw: RawEntry<'a>) -> Result<IndexEntry<'a>, &'static str> {
+        let RawEntry {
+            shared,
+            suffix,
+            mut value,
+        } = raw;
+        if shared > self.key_len {
+            return Err("a key sharing more bytes than the previous key has");
+        }
+        self.key_len = shared.checked_add(suffix.len()).ok_or("a key too long")?;
+        let handle = match self.previous {
+            Some(previous) if self.raw.delta_values && shared != 0 => {
+                let delta = varint64(&mut value)
+                    .map(zigzag)
+                    .ok_or("a partition size delta")?;
+                previous
+                    .offset
+                    .checked_add(previous.size)
+                    .and_then(|end| end.checked_add(TRAILER_LEN as u64))
+                    .zip(previous.size.checked_add_signed(delta))
+                    .map(|(offset, size)| RocksDbBlockHandle { offset, size })
+                    .ok_or("a partition size delta out of range")?
+            }
+            _ => read_handle(&mut value).ok_or("a partition handle")?,
+        };
+        self.previous = Some(handle);
+        Ok(IndexEntry {
+            shared,
+            suffix,
+            handle,
+        })
+    }
+}
+
+impl<'a> Iterator for IndexEntries<'a> {
+    type Item = Result<IndexEntry<'a>, &'static str>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let entry = self.raw.next()?.and_then(|raw| self.decode(raw));
+        if entry.is_err() {
+            self.raw.rest = &[];
+        }
+        Some(entry)
     }
 }
 
