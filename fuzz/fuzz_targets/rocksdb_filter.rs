@@ -1,8 +1,9 @@
 //! Arbitrary bytes as a RocksDB filter block (seeds: the blocks RocksDB wrote in
 //! `crates/sstfilter/tests/golden-rocksdb/`): `RocksDbFilter` reads some format from any bytes, whose lengths lie
-//! inside the block, and answers every key without panicking. The first byte also configures the `Recipe`
-//! `RocksDbBloom` (0 to 127.5 bits/key; a refusal must be one the documentation states): an accepted one writes a
-//! block RocksDB reads as FastLocalBloom that may match every key cut from the bytes.
+//! inside the block, and answers every key without panicking. The first byte also configures the `Recipe`s
+//! `RocksDbBloom` and `RocksDbRibbon` (0 to 127.5 bits/key; a refusal must be one the documentation states): an
+//! accepted one writes a block RocksDB reads as FastLocalBloom (or Standard128Ribbon) that may match every key cut
+//! from the bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -42,7 +43,8 @@ fuzz_target!(|data: &[u8]| {
 
     let keys: Vec<Vec<u8>> = data.chunks(3).take(200).map(<[u8]>::to_vec).collect();
     if let Some(&halves) = data.first() {
-        let recipe = Recipe::RocksDbBloom(BitsPerKey::Exactly(f64::from(halves) / 2.0));
-        let _ = recipe.check(&keys, None, None);
+        let bits = BitsPerKey::Exactly(f64::from(halves) / 2.0);
+        let _ = Recipe::RocksDbBloom(bits).check(&keys, None, None);
+        let _ = Recipe::RocksDbRibbon(bits).check(&keys, None, None);
     }
 });

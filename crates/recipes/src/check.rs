@@ -26,7 +26,7 @@ enum Filled {
     Scalable(ScalableBloomFilter),
     /// Keys go into LevelDB's layout when the check builds it.
     LevelDb(LevelDbPolicy),
-    /// RocksDB's FastLocalBloom filter block.
+    /// A RocksDB filter block: FastLocalBloom, or Standard128Ribbon (or RocksDB's FastLocalBloom fallback).
     RocksDb(Vec<u8>),
 }
 
@@ -81,9 +81,11 @@ impl Constructed {
             }
             Constructed::LevelDb(policy) => Filled::LevelDb(policy),
             Constructed::RocksDb(mut builder) => {
-                for key in keys {
-                    builder.add_key(key);
-                }
+                keys.iter().for_each(|key| builder.add_key(key));
+                Filled::RocksDb(builder.finish())
+            }
+            Constructed::RocksDbRibbon(mut builder) => {
+                keys.iter().for_each(|key| builder.add_key(key));
                 Filled::RocksDb(builder.finish())
             }
         })
@@ -207,12 +209,13 @@ impl Recipe {
     }
 }
 
-/// Checks that RocksDB's filter `block` (built from `keys` by `RocksDbBloomBuilder`) may match every key, read as
-/// RocksDB reads it: a FastLocalBloom filter, or the filter of no keys when there are none.
+/// Checks that RocksDB's filter `block` (built from `keys` by `RocksDbBloomBuilder` or `RocksDbRibbonBuilder`) may
+/// match every key, read as RocksDB reads it: a FastLocalBloom or Standard128Ribbon filter, or the filter of no keys
+/// when there are none.
 fn assert_rocksdb_finds_all(what: &str, block: &[u8], keys: &[Vec<u8>]) {
     let filter = RocksDbFilter::from_verified(block);
     match filter.format() {
-        RocksDbFilterFormat::FastLocalBloom { .. } => {}
+        RocksDbFilterFormat::FastLocalBloom { .. } | RocksDbFilterFormat::Ribbon { .. } => {}
         RocksDbFilterFormat::Empty if keys.is_empty() => {}
         other => panic!("{what}: RocksDB would read {other:?}"),
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
-use sstfilter::rocksdb::RocksDbBloomBuilder;
+use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbRibbonBuilder};
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterPlan,
@@ -73,6 +73,9 @@ pub enum Recipe {
     /// `RocksDbBloomBuilder::try_new(bits)`: RocksDB's own FastLocalBloom bytes, not a block (past `1.0..100.0`
     /// refused).
     RocksDbBloom(BitsPerKey),
+    /// `RocksDbRibbonBuilder::try_new(bits)`: RocksDB's own Standard128Ribbon bytes, or the FastLocalBloom bytes
+    /// RocksDB falls back to, not a block (past `1.0..100.0` refused).
+    RocksDbRibbon(BitsPerKey),
 }
 
 /// A Range policy: either of `RangePolicy`'s constructors.
@@ -106,6 +109,8 @@ pub enum Constructed {
     LevelDb(LevelDbPolicy),
     /// An empty builder of RocksDB's FastLocalBloom filter.
     RocksDb(RocksDbBloomBuilder),
+    /// An empty builder of RocksDB's Standard128Ribbon filter.
+    RocksDbRibbon(RocksDbRibbonBuilder),
 }
 
 /// The two policies of LevelDB's filter block layout.
@@ -182,6 +187,13 @@ pub fn checked<T, E: Display>(
 #[must_use]
 pub fn documented_bits(bits: f64) -> bool {
     (1.0..=MAX_BITS_PER_KEY).contains(&bits)
+}
+
+/// Whether `bits` is a bits/key setting RocksDB's builders document as accepted: `1.0..100.0` (RocksDB's policies
+/// would change any other without a word).
+#[must_use]
+pub fn documented_rocksdb_bits(bits: f64) -> bool {
+    (1.0..100.0).contains(&bits)
 }
 
 /// Whether `fpr` is strictly between 0 and 1, the rates every rate-taking constructor documents.
@@ -431,8 +443,13 @@ impl Recipe {
             Recipe::Range(range) => Constructed::Range(range.policy()?),
             Recipe::RocksDbBloom(b) => {
                 let b = b.get();
-                let documented = (1.0..100.0).contains(&b);
-                Constructed::RocksDb(checked(what, RocksDbBloomBuilder::try_new(b), documented)?)
+                let result = RocksDbBloomBuilder::try_new(b);
+                Constructed::RocksDb(checked(what, result, documented_rocksdb_bits(b))?)
+            }
+            Recipe::RocksDbRibbon(b) => {
+                let b = b.get();
+                let result = RocksDbRibbonBuilder::try_new(b);
+                Constructed::RocksDbRibbon(checked(what, result, documented_rocksdb_bits(b))?)
             }
         })
     }

@@ -8,7 +8,9 @@ mod common;
 use std::path::Path;
 
 use common::{mix, oracle, put_keys, run};
-use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, rocksdb_hash64};
+use sstfilter::rocksdb::{
+    RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, RocksDbRibbonBuilder, rocksdb_hash64,
+};
 
 /// `n` keys: mostly 16 bytes (a table's typical key), with every length up to 40 and some up to 300 mixed in,
 /// and an adjacent duplicate now and then (RocksDB's builders drop a hash equal to the previous one).
@@ -110,11 +112,7 @@ fn bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers() {
         for (i, n) in COUNTS.into_iter().enumerate() {
             let keys = keys(n, i as u64);
             let (theirs, answers) = rocksdb_filter("bloom", bits_per_key, &keys, &queries);
-            let mut builder = RocksDbBloomBuilder::new(bits_per_key);
-            for k in &keys {
-                builder.add_key(k);
-            }
-            let ours = builder.finish();
+            let ours = bloom_bytes(bits_per_key, &keys);
             assert!(
                 ours == theirs,
                 "{bits_per_key} bits/key, {n} keys: our bytes differ from RocksDB's"
@@ -143,21 +141,34 @@ fn a_million_keys_read_and_build_as_rocksdb() {
     let queries = keys_absent(100_000);
     for imple in ["bloom", "ribbon", "legacy"] {
         let (theirs, answers) = rocksdb_filter(imple, 10.0, &keys, &queries);
-        if imple == "bloom" {
-            let mut builder = RocksDbBloomBuilder::new(10.0);
-            for k in &keys {
-                builder.add_key(k);
-            }
-            assert!(
-                builder.finish() == theirs,
-                "our bytes differ from RocksDB's"
-            );
-        }
+        let ours = match imple {
+            "bloom" => Some(bloom_bytes(10.0, &keys)),
+            "ribbon" => Some(ribbon_bytes(10.0, &keys)),
+            _ => None,
+        };
+        assert!(
+            ours.is_none_or(|ours| ours == theirs),
+            "{imple}: our bytes differ from RocksDB's"
+        );
         let (format, fp) = agree(&theirs, &keys, &queries, &answers, imple);
         eprintln!(
             "10^6 keys, {format:?}: {fp} false positives of RocksDB's in 10^5 absent keys, ours the same"
         );
     }
+}
+
+/// `RocksDbBloomBuilder`'s block of `keys` at `bits_per_key`.
+fn bloom_bytes(bits_per_key: f64, keys: &[Vec<u8>]) -> Vec<u8> {
+    let mut builder = RocksDbBloomBuilder::new(bits_per_key);
+    keys.iter().for_each(|k| builder.add_key(k));
+    builder.finish()
+}
+
+/// `RocksDbRibbonBuilder`'s block of `keys` at `bits_per_key`.
+fn ribbon_bytes(bits_per_key: f64, keys: &[Vec<u8>]) -> Vec<u8> {
+    let mut builder = RocksDbRibbonBuilder::new(bits_per_key);
+    keys.iter().for_each(|k| builder.add_key(k));
+    builder.finish()
 }
 
 /// Keys no key set here has: 17 bytes (the sets' keys have 16 or a length drawn below 41 from other seeds, so a
@@ -216,6 +227,50 @@ fn ribbon_answers_are_rocksdb_answers() {
     assert!(ribbons > 0, "RocksDB built no Ribbon filter");
     eprintln!(
         "{ribbons} Ribbon filters and {others} of RocksDB's fallbacks: every answer RocksDB's"
+    );
+}
+
+/// `RocksDbRibbonBuilder` writes RocksDB's bytes: for every bits per key and key count here (around RocksDB's
+/// switch between Ribbon and its Bloom fallback below 1024 slots, around a block of 128 slots, and larger), and for
+/// 10^6 keys, the block `NewRibbonFilterPolicy`'s builder writes for the same keys, and RocksDB's reader finds every
+/// key in it.
+#[test]
+fn ribbon_bytes_are_rocksdb_bytes() {
+    if oracle().is_none() {
+        return;
+    }
+    const RIBBON_BITS_PER_KEY: [f64; 10] = [1.0, 2.5, 5.0, 7.5, 8.0, 10.0, 16.0, 23.4, 50.0, 99.0];
+    const RIBBON_COUNTS: [usize; 15] = [
+        0, 1, 2, 5, 63, 64, 65, 127, 128, 129, 500, 1000, 4097, 10_000, 100_000,
+    ];
+    let configs = RIBBON_BITS_PER_KEY
+        .iter()
+        .flat_map(|&b| RIBBON_COUNTS.iter().map(move |&n| (b, n)))
+        .chain([(7.5, 1_000_000)]);
+    let (mut ribbons, mut fallbacks, mut empty) = (0, 0, 0);
+    for (i, (bits_per_key, n)) in configs.enumerate() {
+        let keys = keys(n, 0x71bb ^ i as u64);
+        // The present keys are the queries: RocksDB's reader must find each in RocksDB's block.
+        let (theirs, answers) = rocksdb_filter("ribbon", bits_per_key, &keys, &keys);
+        assert!(
+            answers.iter().all(|&a| a),
+            "RocksDB lost a key of its own filter"
+        );
+        let ours = ribbon_bytes(bits_per_key, &keys);
+        let what = format!("{bits_per_key} bits/key, {n} keys");
+        assert!(ours == theirs, "{what}: our bytes differ from RocksDB's");
+        match RocksDbFilter::from_verified(&ours).format() {
+            RocksDbFilterFormat::Ribbon { .. } => ribbons += 1,
+            RocksDbFilterFormat::FastLocalBloom { .. } => fallbacks += 1,
+            RocksDbFilterFormat::Empty if n == 0 && ours.is_empty() => empty += 1,
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    assert!(ribbons > 0 && fallbacks > 0);
+    eprintln!(
+        "{} Ribbon-policy blocks byte-identical to RocksDB's: {ribbons} Ribbon, {fallbacks} RocksDB's Bloom \
+         fallback, {empty} of no keys",
+        ribbons + fallbacks + empty
     );
 }
 

@@ -210,19 +210,16 @@ impl RocksDbBloomBuilder {
     /// [`new`](Self::new), or an error if `bits_per_key` is not in `1.0..100.0` (RocksDB would silently build no
     /// filter below 0.5 bits per key, a 1-bit one below 1, and a 100-bit one above 100).
     pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
-        if !BITS_PER_KEY.contains(&bits_per_key) {
-            return Err(UsageError::setting(
-                "RocksDbBloomBuilder bits_per_key",
-                format!("in {BITS_PER_KEY:?}"),
-                bits_per_key,
-            ));
-        }
-        // RocksDB's rounding, nudged up so that three decimals are read exactly on every platform.
-        let millibits_per_key = (bits_per_key * 1000.0 + 0.500001) as u32; // NOTE: 1000..=100000
-        Ok(RocksDbBloomBuilder {
+        let millibits = millibits_per_key("RocksDbBloomBuilder bits_per_key", bits_per_key)?;
+        Ok(Self::with_millibits(millibits))
+    }
+
+    /// A builder of `millibits_per_key` thousandths of a bit per key, as [`millibits_per_key`] gives them.
+    pub(crate) const fn with_millibits(millibits_per_key: u32) -> Self {
+        RocksDbBloomBuilder {
             millibits_per_key,
             hashes: Vec::new(),
-        })
+        }
     }
 
     /// Adds a key (the whole key the table's filter is asked for: with RocksDB's default settings, the user key
@@ -251,45 +248,61 @@ impl RocksDbBloomBuilder {
     /// RocksDB reads as a filter of no keys.
     #[must_use]
     pub fn finish(&self) -> Vec<u8> {
-        let bits = (self.hashes.len() as u128) * u128::from(self.millibits_per_key);
-        let target = u64::try_from(bits.div_ceil(8000)).unwrap_or(u64::MAX);
-        let len = target
-            .min(MAX_LINES_BYTES)
-            .next_multiple_of(LINE_BYTES as u64);
-        let len = usize::try_from(len).unwrap_or(usize::MAX);
         let num_probes = self.num_probes();
-        let mut block = vec![0u8; len];
-        if len > 0 {
+        let mut block = vec![0u8; self.lines_len()];
+        if !block.is_empty() {
             fast_local_add_all(&mut block, num_probes, &self.hashes);
         }
         block.extend_from_slice(&[0xFF, 0, num_probes, 0, 0]);
         block
     }
+
+    /// Bytes of the lines [`finish`](Self::finish) writes for the keys kept so far: the bits per key times the
+    /// keys, rounded up to whole bytes, capped, then rounded up to whole lines (RocksDB's `CalculateSpace`, less
+    /// the metadata).
+    pub(crate) fn lines_len(&self) -> usize {
+        let bits = (self.hashes.len() as u128) * u128::from(self.millibits_per_key);
+        let target = u64::try_from(bits.div_ceil(8000)).unwrap_or(u64::MAX);
+        let len = target
+            .min(MAX_LINES_BYTES)
+            .next_multiple_of(LINE_BYTES as u64);
+        usize::try_from(len).unwrap_or(usize::MAX)
+    }
+
+    /// The hashes of the keys kept, in the order they were added.
+    pub(crate) fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+}
+
+/// `bits_per_key` in thousandths as RocksDB's policies round it, or the error of `setting` if it is not in
+/// `1.0..100.0` (RocksDB would silently build no filter below 0.5 bits per key, a 1-bit one below 1, and a 100-bit
+/// one above 100).
+pub(crate) fn millibits_per_key(
+    setting: &'static str,
+    bits_per_key: f64,
+) -> Result<u32, UsageError> {
+    if !BITS_PER_KEY.contains(&bits_per_key) {
+        return Err(UsageError::setting(
+            setting,
+            format!("in {BITS_PER_KEY:?}"),
+            bits_per_key,
+        ));
+    }
+    // RocksDB's rounding, nudged up so that three decimals are read exactly on every platform.
+    Ok((bits_per_key * 1000.0 + 0.500001) as u32) // NOTE: 1000..=100000
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rocksdb::RocksDbFilter;
+    use crate::rocksdb::tests::assert_schema;
 
     /// The FastLocalBloom filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`).
     fn filter_of(bits_per_key: f64, keys: core::ops::Range<u32>) -> Vec<u8> {
         let mut builder = RocksDbBloomBuilder::new(bits_per_key);
-        for key in keys {
-            builder.add_key(&key.to_le_bytes());
-        }
+        keys.for_each(|key| builder.add_key(&key.to_le_bytes()));
         builder.finish()
-    }
-
-    /// RocksDB's `FirstFPs`: the first `count` of the keys `i + 10^6` that the filter says may match, as `i`.
-    fn first_false_positives(block: &[u8], count: usize) -> String {
-        let filter = RocksDbFilter::from_verified(block);
-        let found: Vec<String> = (0..1_000_000u32)
-            .filter(|i| filter.may_match(&(i + 1_000_000).to_le_bytes()))
-            .take(count)
-            .map(|i| i.to_string())
-            .collect();
-        found.join(",")
     }
 
     /// RocksDB's `FullBloomTest.Schema` for FastLocalBloom (v7.8.3): for each bits per key and key range, the
@@ -387,14 +400,7 @@ mod tests {
         ];
         for (bits_per_key, keys, probes, hash, fps) in cases {
             let what = format!("{bits_per_key} bits/key, keys {keys:?}");
-            let block = filter_of(bits_per_key, keys);
-            assert_eq!(block.get(block.len() - 3), Some(&probes), "{what}");
-            assert_eq!(legacy_hash(&block), hash, "{what}");
-            assert_eq!(
-                first_false_positives(&block, fps.split(',').count()),
-                fps,
-                "{what}"
-            );
+            assert_schema(&filter_of(bits_per_key, keys), 3, probes, hash, fps, &what);
         }
     }
 

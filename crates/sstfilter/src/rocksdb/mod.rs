@@ -3,7 +3,7 @@
 //! A RocksDB block-based table (`format_version` 2 and later) keeps its filter in a meta block named
 //! `fullfilter.<policy name>` (or in partitions under `partitionedfilter.<policy name>`); the block's bytes are the
 //! filter, then 5 metadata bytes saying which of RocksDB's filters it is. This module reads all of them as
-//! RocksDB 7.8.3 reads them and writes the one RocksDB writes by default:
+//! RocksDB 7.8.3 reads them and writes the two RocksDB writes today, as RocksDB writes them:
 //!
 //! * [`RocksDbFilter`]: answers "may match" for a filter block as RocksDB does, whichever filter it holds
 //!   ([`RocksDbFilterFormat`]): FastLocalBloom (`format_version` 5 and later), Standard128Ribbon
@@ -12,6 +12,8 @@
 //!   that a newer writer's filter never hides a key from an older reader).
 //! * [`RocksDbBloomBuilder`]: writes FastLocalBloom blocks identical to RocksDB's for the same keys and bits per
 //!   key.
+//! * [`RocksDbRibbonBuilder`]: writes Standard128Ribbon blocks identical to RocksDB's (`NewRibbonFilterPolicy`)
+//!   for the same keys and bits per key, RocksDB's fallbacks to FastLocalBloom included.
 //! * [`rocksdb_hash64`]: the 64-bit hash the two newer filters are built on (RocksDB's frozen preview of XXH3,
 //!   not the released XXH3).
 //! * [`RocksDbTable`]: finds a table's filter in the bytes of a RocksDB SST file (block-based table, format
@@ -26,21 +28,23 @@
 //! "may match", as RocksDB does where it can tell (where RocksDB would read out of bounds instead, the format's
 //! docs say so).
 //!
-//! Ribbon filters are read but not written. A writer of RocksDB's exact bytes would have to reproduce its whole
-//! construction, not only the layout FORMAT.md Appendix C specifies: the slot count RocksDB derives from the key
-//! count and rate (floating-point formulas and tables in `ribbon_config.cc`), the seed search (the first seed
-//! from the first key's hash, then the next until the banding succeeds) and the back-substitution. That is
-//! deterministic, so it can be done; it is not done yet. A store writing RocksDB-format tables gets RocksDB's
-//! answers from either filter, and [`RocksDbBloomBuilder`] writes the one RocksDB uses by default.
+//! Both writers reproduce RocksDB's whole construction, not only the layout FORMAT.md Appendix C specifies: for
+//! Ribbon, the rate RocksDB derives from the bits per key, the slot count from the key count (its floating-point
+//! formulas and measured table), the byte count, the seed search (the first seed from the first key's hash, then
+//! the next until the banding succeeds), the back-substitution, and when RocksDB writes its Bloom filter instead.
+//! Where RocksDB's bytes depend on the platform's math library (`exp`, `pow`, `log`), ours depend on it the same
+//! way (`ribbon_builder.rs` says where).
 
 mod bloom;
 mod crc32c;
 mod hash;
 mod ribbon;
+mod ribbon_builder;
 mod table;
 
 pub use bloom::RocksDbBloomBuilder;
 pub use hash::rocksdb_hash64;
+pub use ribbon_builder::RocksDbRibbonBuilder;
 pub use table::{
     RocksDbBlock, RocksDbBlockHandle, RocksDbChecksum, RocksDbMetaBlock, RocksDbPartition,
     RocksDbPartitionedFilter, RocksDbTable, RocksDbTableError, RocksDbTableFilter,
@@ -238,6 +242,30 @@ fn legacy_bloom(len: u32, num_probes: u8, num_lines: u32) -> RocksDbFilterFormat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RocksDB's `FullBloomTest.Schema` checks (`util/bloom_test.cc`, v7.8.3) of a filter `block` of its keys: the
+    /// metadata byte `from_end` bytes before the block's end is `byte` (the probe count or the seed), RocksDB's
+    /// 32-bit legacy hash of the whole block (which pins every byte) is `hash`, and `FirstFPs`: the first of the
+    /// 4-byte little-endian keys `i + 10^6` that the filter says may match, as `i`, are `fps`.
+    pub(super) fn assert_schema(
+        block: &[u8],
+        from_end: usize,
+        byte: u8,
+        hash: u32,
+        fps: &str,
+        what: &str,
+    ) {
+        let at = block.len() - from_end;
+        assert_eq!(block.get(at), Some(&byte), "{what}");
+        assert_eq!(bloom::legacy_hash(block), hash, "{what}");
+        let filter = RocksDbFilter::from_verified(block);
+        let found: Vec<String> = (0..1_000_000u32)
+            .filter(|i| filter.may_match(&(i + 1_000_000).to_le_bytes()))
+            .take(fps.split(',').count())
+            .map(|i| i.to_string())
+            .collect();
+        assert_eq!(found.join(","), fps, "{what}");
+    }
 
     /// RocksDB's `RawFilterTester` (`util/bloom_test.cc`): `len` filter bytes then the metadata `marker` and
     /// `word` (little-endian), the filter bytes being `fill` or, with `None`, its "weird fill": byte `p` of a

@@ -10,11 +10,11 @@
 //! of the key's 32-bit result row.
 
 /// Slots in a block, which is also the width of a coefficient row and of a segment in bits.
-const BLOCK_SLOTS: u32 = 128;
+pub(crate) const BLOCK_SLOTS: u32 = 128;
 /// Bytes in a segment: one column's solution bits for one block, as a little-endian `u128`.
-const SEGMENT_BYTES: usize = 16;
+pub(crate) const SEGMENT_BYTES: usize = 16;
 /// The most solution columns: a result row has 32 bits, so RocksDB leaves any further segments unread.
-const MAX_COLUMNS: u32 = 32;
+pub(crate) const MAX_COLUMNS: u32 = 32;
 /// One past the largest block count the metadata's 24-bit field can hold; RocksDB never reads another.
 const BLOCKS_LIMIT: u32 = 1 << 24;
 /// Metadata bytes after the solution; RocksDB takes the length of solution and metadata together as a `u32`.
@@ -58,42 +58,17 @@ fn query(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> Option<bool> {
     u32::try_from(solution.len().checked_add(METADATA_BYTES)?).ok()?;
     // Whole segments only: RocksDB ignores a trailing partial segment.
     let (segments, _) = solution.as_chunks::<SEGMENT_BYTES>();
-    let num_segments = u32::try_from(segments.len()).ok()?;
-    // The upper blocks' column count is the fewest with which the blocks use up every segment; the first
-    // `upper_start_block` blocks take one column fewer so the total comes out exact. Past 32 columns there are no
-    // result bits left: every block has 32 and the remaining segments are unused.
-    let mut upper_columns = num_segments.div_ceil(num_blocks);
-    let mut upper_start_block = upper_columns
-        .checked_mul(num_blocks)?
-        .checked_sub(num_segments)?;
-    if upper_columns > MAX_COLUMNS {
-        upper_columns = MAX_COLUMNS;
-        upper_start_block = 0;
-    }
-    if upper_columns == 0 {
-        // No segment: there is no column to test, so every key passes (as in RocksDB).
-        return None;
-    }
+    let layout = Layout::new(u32::try_from(segments.len()).ok()?, num_blocks)?;
 
-    let hash = (h ^ u64::from(raw_seed(seed))).wrapping_mul(REHASH);
     // A row needs 128 slots from its start, so the last 127 slots start none.
     let num_starts = num_blocks
         .checked_mul(BLOCK_SLOTS)?
         .checked_sub(BLOCK_SLOTS - 1)?;
-    // The start slot scales the hash to `num_starts` by its high bits (a multiply-shift rather than a modulo).
-    let start = u32::try_from((u128::from(hash) * u128::from(num_starts)) >> 64).ok()?;
-    let block = start / BLOCK_SLOTS;
-    let start_bit = start % BLOCK_SLOTS;
-    let columns = if block < upper_start_block {
-        upper_columns.checked_sub(1)?
-    } else {
-        upper_columns
-    };
-    // Blocks before this one hold `upper_columns` segments each, less one for each of them below the upper start.
-    let first = block
-        .checked_mul(upper_columns)?
-        .checked_sub(block.min(upper_start_block))?;
-    let first = usize::try_from(first).ok()?;
+    let row = Row::new(h, raw_seed(seed), num_starts);
+    let block = row.start / BLOCK_SLOTS;
+    let start_bit = row.start % BLOCK_SLOTS;
+    let columns = layout.columns(block);
+    let first = usize::try_from(layout.first_segment(block)?).ok()?;
     let width = usize::try_from(columns).ok()?;
     let after = first.checked_add(width)?;
     let own = segments.get(first..after)?;
@@ -106,13 +81,8 @@ fn query(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> Option<bool> {
         segments.get(after..after.checked_add(width)?)?
     };
 
-    let mixed = hash.wrapping_mul(COEFF_AND_RESULT);
-    // The lowest bit is always set so that every row has a 1 at its start slot.
-    let coeff = ((u128::from(mixed) << 64) ^ u128::from(mixed ^ COEFF_XOR)) | 1;
-    let left = coeff << start_bit;
-    let right = coeff.checked_shr(BLOCK_SLOTS - start_bit).unwrap_or(0);
-    // The result row takes the product's high bytes, the ones that depend on most of the hash, byte-reversed.
-    let expected = mixed.swap_bytes() as u32;
+    let left = row.coeff << start_bit;
+    let right = row.coeff.checked_shr(BLOCK_SLOTS - start_bit).unwrap_or(0);
     Some(
         own.iter()
             .zip(next)
@@ -120,13 +90,103 @@ fn query(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> Option<bool> {
             .all(|((own, next), column)| {
                 let bits =
                     (u128::from_le_bytes(*own) & left) ^ (u128::from_le_bytes(*next) & right);
-                bits.count_ones() & 1 == (expected >> column) & 1
+                bits.count_ones() & 1 == (row.result >> column) & 1
             }),
     )
 }
 
+/// How the solution's segments are shared among the blocks, which RocksDB derives from the two counts alone (so a
+/// reader needs no more metadata than the block count): every block gets `upper_columns` segments, one per column,
+/// but the first `upper_start_block` blocks get one fewer, so that any whole number of segments serves any number
+/// of blocks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout {
+    /// The larger column count, at most 32 (a result row's bits).
+    upper_columns: u32,
+    /// The first block with `upper_columns` columns; the blocks before it have one fewer.
+    upper_start_block: u32,
+}
+
+impl Layout {
+    /// The layout of `num_segments` segments over `num_blocks` blocks: the fewest upper columns that use up every
+    /// segment. `None` where there is no column to test (no segment or no block), where every key passes, as in
+    /// RocksDB. Past 32 columns there are no result bits left: every block has 32 and the remaining segments are
+    /// unused.
+    pub(crate) fn new(num_segments: u32, num_blocks: u32) -> Option<Layout> {
+        if num_blocks == 0 {
+            return None;
+        }
+        let upper_columns = num_segments.div_ceil(num_blocks);
+        let upper_start_block = upper_columns
+            .checked_mul(num_blocks)?
+            .checked_sub(num_segments)?;
+        let layout = if upper_columns > MAX_COLUMNS {
+            Layout {
+                upper_columns: MAX_COLUMNS,
+                upper_start_block: 0,
+            }
+        } else {
+            Layout {
+                upper_columns,
+                upper_start_block,
+            }
+        };
+        (layout.upper_columns > 0).then_some(layout)
+    }
+
+    /// The column count of block `block`.
+    pub(crate) const fn columns(self, block: u32) -> u32 {
+        if block < self.upper_start_block {
+            self.upper_columns - 1 // NOTE: `upper_start_block > 0` only where `upper_columns > 0`
+        } else {
+            self.upper_columns
+        }
+    }
+
+    /// The first segment of block `block`: the blocks before it hold `upper_columns` segments each, less one for
+    /// each of them below the upper start.
+    pub(crate) fn first_segment(self, block: u32) -> Option<u32> {
+        block
+            .checked_mul(self.upper_columns)?
+            .checked_sub(block.min(self.upper_start_block))
+    }
+}
+
+/// A key's equation in the seeded system: where its 128 coefficients start, the coefficients, and the 32 result
+/// bits its solution columns must reproduce.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Row {
+    /// The start slot, below the system's start count.
+    pub(crate) start: u32,
+    /// Bit `i` is the coefficient of slot `start + i`; bit 0 is always set.
+    pub(crate) coeff: u128,
+    /// Bit `j` is the parity column `j` of the solution must give over the row's coefficients.
+    pub(crate) result: u32,
+}
+
+impl Row {
+    /// The row of a key whose RocksDB 64-bit hash is `h`, under the raw seed `raw_seed` ([`raw_seed`]), in a
+    /// system of `num_starts` start slots.
+    #[inline]
+    pub(crate) fn new(h: u64, raw_seed: u32, num_starts: u32) -> Row {
+        let hash = (h ^ u64::from(raw_seed)).wrapping_mul(REHASH);
+        // The start slot scales the hash to `num_starts` by its high bits (a multiply-shift rather than a modulo).
+        let start = ((u128::from(hash) * u128::from(num_starts)) >> 64) as u32; // NOTE: below `num_starts`
+        let mixed = hash.wrapping_mul(COEFF_AND_RESULT);
+        // The lowest bit is always set so that every row has a 1 at its start slot.
+        let coeff = ((u128::from(mixed) << 64) ^ u128::from(mixed ^ COEFF_XOR)) | 1;
+        // The result row takes the product's high bytes, the ones that depend on most of the hash, byte-reversed.
+        let result = mixed.swap_bytes() as u32;
+        Row {
+            start,
+            coeff,
+            result,
+        }
+    }
+}
+
 /// The raw seed RocksDB derives from an ordinal seed: a one-to-one mixing, truncated to RocksDB's 32-bit seed type.
-fn raw_seed(seed: u32) -> u32 {
+pub(crate) fn raw_seed(seed: u32) -> u32 {
     let product = u64::from(seed).wrapping_mul(TO_RAW_SEED);
     (product ^ ((product & SEED_MIX_MASK) >> 4)) as u32
 }
