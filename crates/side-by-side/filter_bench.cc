@@ -10,7 +10,8 @@
 //     keys_per_filter: 0 for one filter of all n keys, else one filter per keys_per_filter consecutive keys
 //     absent: how many absent keys to query (default max(n, 10^6))
 //   With FILTER_DUMP=PATH set, a RocksDB impl also writes the filters it built to PATH (u32 count, then each as a
-//   u32 length and its bytes), for side_by_side's rocks_*_reader impls: our reader asked about RocksDB's bytes.
+//   u32 length and its bytes), for side_by_side's rocks_*_reader impls (our writer and reader of RocksDB's bytes),
+//   which check that their own bytes are these.
 //
 // Builds against Debian 12's packages alone (librocksdb-dev 7.8.3, libleveldb-dev 1.23): LevelDB's filter policy
 // is public API; RocksDB's builders and readers come from its public FilterPolicy, and the two classes their

@@ -69,8 +69,8 @@ echo "machine: $(nproc) CPUs; $(lscpu | sed -n 's/^Model name: *//p' | head -1);
     "$(lscpu | sed -n 's/^\(L[123][di]* cache\): *\(.*\)/\1 \2/p' | paste -sd ';' -)"
 
 log=$(mktemp)
-# Our reader of RocksDB's own bytes (the rocks_*_reader impls) asks about the filters RocksDB built for the same
-# keys: filter_bench writes them once per size, before the timed runs.
+# Our writer and reader of RocksDB's own bytes (the rocks_*_reader impls) check that they built the filters RocksDB
+# built for the same keys: filter_bench writes them once per size, before the timed runs.
 dumps=$(mktemp -d)
 for n in $SIZES; do
     for pair in $PAIRS; do

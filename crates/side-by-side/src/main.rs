@@ -9,10 +9,9 @@
 //! ```
 //!
 //! The `rocks_*_reader` impls are our `sstfilter::rocksdb` reader asked about RocksDB's own filter bytes, against
-//! RocksDB's reader of the same bytes: `rocks_bloom_reader` builds them with `RocksDbBloomBuilder` (timed as the
-//! build; the bytes RocksDB's builder writes, and checked equal to `filter_bench`'s when `FILTER_DUMP` names the
-//! file it wrote), `rocks_ribbon_reader` reads the filters `filter_bench rocks_ribbon` wrote to `FILTER_DUMP` (no
-//! build phase: -1).
+//! RocksDB's reader of the same bytes, built by our writers of RocksDB's bytes (`RocksDbBloomBuilder`,
+//! `RocksDbRibbonBuilder`; timed as the build), and checked equal to the filters `filter_bench` wrote when
+//! `FILTER_DUMP` names its file.
 //!
 //! The kinds' policies: [`sstfilter_side_by_side::policy`]. Plain impls read each block from a
 //! `Vec<u8>` of its own, as a store that reads a block from a file into a buffer has it (wherever the allocator
@@ -26,7 +25,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter};
+use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbRibbonBuilder};
 use sstfilter::{AlignedBlock, FilterBlock, FilterBlockBuilder};
 use sstfilter_side_by_side::{KEY_LEN, keys, policy, splitmix64};
 
@@ -146,8 +145,8 @@ impl Asked for RocksDbFilter<'_> {
     }
 }
 
-/// The `rocks_*_reader` impls: RocksDB's filter bytes for `theirs` (built by our writer, or read from the file
-/// `FILTER_DUMP` names), asked through `RocksDbFilter`.
+/// The `rocks_*_reader` impls: RocksDB's filter bytes for `theirs`, built by our writer of them (and checked
+/// equal to RocksDB's, in the file `FILTER_DUMP` names, when it names one), asked through `RocksDbFilter`.
 fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absent: usize) {
     let num_filters = n.div_ceil(kpf);
     let present = keys(0, n);
@@ -171,34 +170,20 @@ fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absen
             .collect::<Vec<Vec<u8>>>()
     });
     let (build_ns, built) = match theirs {
-        "rocks_bloom" => {
-            let start = Instant::now();
-            let built: Vec<Vec<u8>> = present
-                .chunks(kpf * KEY_LEN)
-                .map(|chunk| {
-                    let mut builder = RocksDbBloomBuilder::new(bpk);
-                    for key in chunk.chunks_exact(KEY_LEN) {
-                        builder.add_key(key);
-                    }
-                    builder.finish()
-                })
-                .collect();
-            let build_ns = start.elapsed().as_nanos() as f64 / n as f64;
-            if dumped.as_ref().is_some_and(|d| *d != built) {
-                eprintln!("RocksDbBloomBuilder wrote other bytes than RocksDB's builder");
-                std::process::exit(3);
+        "rocks_bloom" => built_as_rocksdb(&present, kpf, n, dumped.as_deref(), || {
+            let mut builder = RocksDbBloomBuilder::new(bpk);
+            move |keys: &[u8]| {
+                keys.chunks_exact(KEY_LEN).for_each(|k| builder.add_key(k));
+                builder.finish()
             }
-            (build_ns, built)
-        }
-        "rocks_ribbon" => match dumped {
-            Some(built) if built.len() == num_filters => (-1.0, built),
-            _ => {
-                eprintln!(
-                    "{imp} needs FILTER_DUMP: the filters `filter_bench rocks_ribbon` wrote for these keys"
-                );
-                std::process::exit(1);
+        }),
+        "rocks_ribbon" => built_as_rocksdb(&present, kpf, n, dumped.as_deref(), || {
+            let mut builder = RocksDbRibbonBuilder::new(bpk);
+            move |keys: &[u8]| {
+                keys.chunks_exact(KEY_LEN).for_each(|k| builder.add_key(k));
+                builder.finish()
             }
-        },
+        }),
         _ => {
             eprintln!("unknown impl {imp}");
             std::process::exit(1);
@@ -218,6 +203,29 @@ fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absen
         total_bytes as f64 / n as f64,
         8.0 * total_bytes as f64 / n as f64,
     );
+}
+
+/// Our writer's filters of `present`, `kpf` keys each (`filter` makes a closure building one filter from its keys),
+/// and the build's ns per key of `n`; the process ends (code 3) if they are not the bytes RocksDB's builder wrote to
+/// the dump, when there is one.
+fn built_as_rocksdb<F: FnMut(&[u8]) -> Vec<u8>>(
+    present: &[u8],
+    kpf: usize,
+    n: usize,
+    dumped: Option<&[Vec<u8>]>,
+    mut filter: impl FnMut() -> F,
+) -> (f64, Vec<Vec<u8>>) {
+    let start = Instant::now();
+    let built: Vec<Vec<u8>> = present
+        .chunks(kpf * KEY_LEN)
+        .map(|chunk| filter()(chunk))
+        .collect();
+    let build_ns = start.elapsed().as_nanos() as f64 / n as f64;
+    if dumped.is_some_and(|d| d != built) {
+        eprintln!("our builder wrote other bytes than RocksDB's builder");
+        std::process::exit(3);
+    }
+    (build_ns, built)
 }
 
 /// The three query phases: (hit ns, miss ns, false positives, batched miss ns or -1).
