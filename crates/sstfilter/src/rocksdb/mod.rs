@@ -104,6 +104,9 @@ pub struct RocksDbFilter<'a> {
     /// The filter's bytes without the metadata.
     data: &'a [u8],
     format: RocksDbFilterFormat,
+    /// A Ribbon block's query, prepared from its metadata once (`None` for other formats, and for a Ribbon layout
+    /// every key may match).
+    ribbon: Option<ribbon::Prepared>,
 }
 
 impl<'a> RocksDbFilter<'a> {
@@ -114,7 +117,17 @@ impl<'a> RocksDbFilter<'a> {
     #[must_use]
     pub fn from_verified(block: &'a [u8]) -> Self {
         let (data, format) = read_metadata(block);
-        RocksDbFilter { data, format }
+        let ribbon = match format {
+            RocksDbFilterFormat::Ribbon {
+                seed, num_blocks, ..
+            } => ribbon::Prepared::new(data.len(), num_blocks, u32::from(seed)),
+            _ => None,
+        };
+        RocksDbFilter {
+            data,
+            format,
+            ribbon,
+        }
     }
 
     /// Which filter the block holds.
@@ -133,9 +146,9 @@ impl<'a> RocksDbFilter<'a> {
             RocksDbFilterFormat::FastLocalBloom { num_probes, .. } => {
                 bloom::fast_local_may_match(self.data, num_probes, rocksdb_hash64(key))
             }
-            RocksDbFilterFormat::Ribbon {
-                seed, num_blocks, ..
-            } => ribbon::may_match(self.data, num_blocks, u32::from(seed), rocksdb_hash64(key)),
+            RocksDbFilterFormat::Ribbon { .. } => self
+                .ribbon
+                .is_none_or(|prepared| prepared.may_match(self.data, rocksdb_hash64(key))),
             RocksDbFilterFormat::LegacyBloom {
                 num_probes,
                 num_lines,

@@ -43,56 +43,89 @@ const COEFF_XOR: u64 = 0xc367_844a_6e52_731d;
 /// (its metadata field has 24 bits), or a block of 4 GiB or more (RocksDB would read its length modulo 2^32).
 /// RocksDB never reads out of bounds here: it derives the column layout from the solution's length, so any length
 /// and any `num_blocks` keep its reads inside the solution.
+///
+/// The tests' entry point; [`RocksDbFilter`](super::RocksDbFilter) keeps the [`Prepared`] query of its block.
+#[cfg(test)]
 pub(crate) fn may_match(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> bool {
-    query(solution, num_blocks, seed, h).unwrap_or(true)
+    Prepared::new(solution.len(), num_blocks, seed)
+        .is_none_or(|prepared| prepared.may_match(solution, h))
 }
 
-/// `may_match`'s answer, or `None` where the filter cannot exclude the key: inputs RocksDB cannot produce or reads
-/// as "always true", and (defensively) any arithmetic or read that would leave the bounds shown in `may_match`.
-fn query(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> Option<bool> {
-    // RocksDB reads fewer than 2 blocks as "always true" (one block would give a single start slot).
-    if !(2..BLOCKS_LIMIT).contains(&num_blocks) {
-        return None;
+/// What every query of one block needs, derived once from its metadata and length (as RocksDB's reader does when
+/// it is made): the segments' layout, the raw seed and the number of start slots. A division and the checks of
+/// the block's sizes stay out of the query.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prepared {
+    layout: Layout,
+    raw_seed: u32,
+    num_starts: u32,
+}
+
+impl Prepared {
+    /// The query of a block whose solution is `solution_len` bytes, of `num_blocks` blocks and ordinal seed
+    /// `seed`; `None` where every key may match: inputs RocksDB cannot produce or reads as "always true".
+    pub(crate) fn new(solution_len: usize, num_blocks: u32, seed: u32) -> Option<Prepared> {
+        // RocksDB reads fewer than 2 blocks as "always true" (one block would give a single start slot).
+        if !(2..BLOCKS_LIMIT).contains(&num_blocks) {
+            return None;
+        }
+        // RocksDB takes the block's length as a u32: a longer block is not read as it was written.
+        u32::try_from(solution_len.checked_add(METADATA_BYTES)?).ok()?;
+        // Whole segments only: RocksDB ignores a trailing partial segment.
+        let num_segments = u32::try_from(solution_len / SEGMENT_BYTES).ok()?;
+        Some(Prepared {
+            layout: Layout::new(num_segments, num_blocks)?,
+            raw_seed: raw_seed(seed),
+            // A row needs 128 slots from its start, so the last 127 slots start none.
+            num_starts: num_blocks
+                .checked_mul(BLOCK_SLOTS)?
+                .checked_sub(BLOCK_SLOTS - 1)?,
+        })
     }
-    // RocksDB takes the block's length as a u32: a longer block is not read as it was written.
-    u32::try_from(solution.len().checked_add(METADATA_BYTES)?).ok()?;
-    // Whole segments only: RocksDB ignores a trailing partial segment.
-    let (segments, _) = solution.as_chunks::<SEGMENT_BYTES>();
-    let layout = Layout::new(u32::try_from(segments.len()).ok()?, num_blocks)?;
 
-    // A row needs 128 slots from its start, so the last 127 slots start none.
-    let num_starts = num_blocks
-        .checked_mul(BLOCK_SLOTS)?
-        .checked_sub(BLOCK_SLOTS - 1)?;
-    let row = Row::new(h, raw_seed(seed), num_starts);
-    let block = row.start / BLOCK_SLOTS;
-    let start_bit = row.start % BLOCK_SLOTS;
-    let columns = layout.columns(block);
-    let first = usize::try_from(layout.first_segment(block)?).ok()?;
-    let width = usize::try_from(columns).ok()?;
-    let after = first.checked_add(width)?;
-    let own = segments.get(first..after)?;
-    // A row starting mid-block runs on into the first `columns` segments of the next block. A row starting at a
-    // block's first slot stays in its block (whose successor may not exist): its right part is empty, so pairing
-    // the block with itself adds nothing.
-    let next = if start_bit == 0 {
-        own
-    } else {
-        segments.get(after..after.checked_add(width)?)?
-    };
+    /// Whether a key whose RocksDB 64-bit hash is `h` may be in the block whose solution is `solution` (of the
+    /// length this was prepared for); "may match" wherever a read would leave the solution (it never does for the
+    /// length it was prepared for).
+    #[inline]
+    pub(crate) fn may_match(self, solution: &[u8], h: u64) -> bool {
+        self.query(solution, h).unwrap_or(true)
+    }
 
-    let left = row.coeff << start_bit;
-    let right = row.coeff.checked_shr(BLOCK_SLOTS - start_bit).unwrap_or(0);
-    Some(
-        own.iter()
-            .zip(next)
-            .zip(0..columns)
-            .all(|((own, next), column)| {
-                let bits =
-                    (u128::from_le_bytes(*own) & left) ^ (u128::from_le_bytes(*next) & right);
-                bits.count_ones() & 1 == (row.result >> column) & 1
-            }),
-    )
+    /// [`may_match`](Self::may_match)'s answer, `None` for a read past the solution.
+    #[inline]
+    fn query(self, solution: &[u8], h: u64) -> Option<bool> {
+        let (segments, _) = solution.as_chunks::<SEGMENT_BYTES>();
+        let layout = self.layout;
+        let row = Row::new(h, self.raw_seed, self.num_starts);
+        let block = row.start / BLOCK_SLOTS;
+        let start_bit = row.start % BLOCK_SLOTS;
+        let columns = layout.columns(block);
+        let first = usize::try_from(layout.first_segment(block)?).ok()?;
+        let width = usize::try_from(columns).ok()?;
+        let after = first.checked_add(width)?;
+        let own = segments.get(first..after)?;
+        // A row starting mid-block runs on into the first `columns` segments of the next block. A row starting at
+        // a block's first slot stays in its block (whose successor may not exist): its right part is empty, so
+        // pairing the block with itself adds nothing.
+        let next = if start_bit == 0 {
+            own
+        } else {
+            segments.get(after..after.checked_add(width)?)?
+        };
+
+        let left = row.coeff << start_bit;
+        let right = row.coeff.checked_shr(BLOCK_SLOTS - start_bit).unwrap_or(0);
+        Some(
+            own.iter()
+                .zip(next)
+                .zip(0..columns)
+                .all(|((own, next), column)| {
+                    let bits =
+                        (u128::from_le_bytes(*own) & left) ^ (u128::from_le_bytes(*next) & right);
+                    bits.count_ones() & 1 == (row.result >> column) & 1
+                }),
+        )
+    }
 }
 
 /// How the solution's segments are shared among the blocks, which RocksDB derives from the two counts alone (so a
