@@ -54,9 +54,9 @@ fn main() {
     if kpf == 0 || kpf > n {
         kpf = n;
     }
-    let num_filters = n.div_ceil(kpf);
+    let run = Run::new(imp, n, bpk, kpf, absent);
     if let Some(theirs) = imp.strip_suffix("_reader") {
-        rocksdb_reader(imp, theirs, n, bpk, kpf, absent);
+        rocksdb_reader(&run, theirs);
         return;
     }
     let (kind, aligned) = match imp.strip_suffix("_aligned") {
@@ -68,12 +68,7 @@ fn main() {
         std::process::exit(1);
     };
 
-    let present = keys(0, n);
-    let missing = keys(n as u64, absent);
-    let filter_of_absent: Vec<usize> = (0..absent as u64)
-        .map(|i| (splitmix64(i * 7 + 3) % num_filters as u64) as usize)
-        .collect();
-
+    let present = &run.present;
     let start = Instant::now();
     let built: Vec<Vec<u8>> = present
         .chunks(kpf * KEY_LEN)
@@ -106,18 +101,63 @@ fn main() {
     };
     drop(built);
 
-    let (hit_ns, miss_ns, false_positives, batch_ns) = match &blocks {
-        Blocks::Plain(filters) => queries(filters, &present, &missing, &filter_of_absent, kpf),
-        Blocks::Aligned(filters) => queries(filters, &present, &missing, &filter_of_absent, kpf),
+    let phases = match &blocks {
+        Blocks::Plain(filters) => queries(filters, &run),
+        Blocks::Aligned(filters) => queries(filters, &run),
     };
-    println!(
-        "{imp} n={n} bpk={bpk} kpf={kpf} build_ns={build_ns:.2} hit_ns={hit_ns:.2} miss_ns={miss_ns:.2} \
-         batch32_miss_ns={batch_ns:.2} fp={:.6} bytes_per_key={:.4} bits_per_key={:.3}",
-        false_positives as f64 / absent as f64,
-        total_bytes as f64 / n as f64,
-        8.0 * total_bytes as f64 / n as f64,
-    );
+    run.report(build_ns, total_bytes, phases);
 }
+
+/// One run's settings and keys: the same keys, in the same order, as the C++ bench.
+struct Run<'a> {
+    imp: &'a str,
+    n: usize,
+    bpk: f64,
+    kpf: usize,
+    present: Vec<u8>,
+    missing: Vec<u8>,
+    /// The filter each absent key is asked of.
+    filter_of_absent: Vec<usize>,
+}
+
+impl<'a> Run<'a> {
+    fn new(imp: &'a str, n: usize, bpk: f64, kpf: usize, absent: usize) -> Self {
+        let num_filters = n.div_ceil(kpf);
+        Run {
+            imp,
+            n,
+            bpk,
+            kpf,
+            present: keys(0, n),
+            missing: keys(n as u64, absent),
+            filter_of_absent: (0..absent as u64)
+                .map(|i| (splitmix64(i * 7 + 3) % num_filters as u64) as usize)
+                .collect(),
+        }
+    }
+
+    /// Prints the run's line, as the C++ bench prints its own.
+    fn report(
+        &self,
+        build_ns: f64,
+        total_bytes: usize,
+        (hit_ns, miss_ns, false_positives, batch_ns): Phases,
+    ) {
+        let Run {
+            imp, n, bpk, kpf, ..
+        } = *self;
+        println!(
+            "{imp} n={n} bpk={bpk} kpf={kpf} build_ns={build_ns:.2} hit_ns={hit_ns:.2} miss_ns={miss_ns:.2} \
+             batch32_miss_ns={batch_ns:.2} fp={:.6} bytes_per_key={:.4} bits_per_key={:.3}",
+            false_positives as f64 / self.filter_of_absent.len() as f64,
+            total_bytes as f64 / n as f64,
+            8.0 * total_bytes as f64 / n as f64,
+        );
+    }
+}
+
+/// The query phases' results: hit ns, miss ns, false positives, batched miss ns (or -1).
+type Phases = (f64, f64, usize, f64);
 
 /// A filter the query phases ask: one of our blocks, or our reader of a RocksDB filter.
 trait Asked {
@@ -147,13 +187,9 @@ impl Asked for RocksDbFilter<'_> {
 
 /// The `rocks_*_reader` impls: RocksDB's filter bytes for `theirs`, built by our writer of them (and checked
 /// equal to RocksDB's, in the file `FILTER_DUMP` names, when it names one), asked through `RocksDbFilter`.
-fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absent: usize) {
-    let num_filters = n.div_ceil(kpf);
-    let present = keys(0, n);
-    let missing = keys(n as u64, absent);
-    let filter_of_absent: Vec<usize> = (0..absent as u64)
-        .map(|i| (splitmix64(i * 7 + 3) % num_filters as u64) as usize)
-        .collect();
+fn rocksdb_reader(run: &Run<'_>, theirs: &str) {
+    let (imp, n, bpk, kpf) = (run.imp, run.n, run.bpk, run.kpf);
+    let present = &run.present;
     let dumped = std::env::var_os("FILTER_DUMP").map(|path| {
         let bytes = std::fs::read(&path).expect("FILTER_DUMP is readable");
         let mut at = 4;
@@ -170,14 +206,14 @@ fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absen
             .collect::<Vec<Vec<u8>>>()
     });
     let (build_ns, built) = match theirs {
-        "rocks_bloom" => built_as_rocksdb(&present, kpf, n, dumped.as_deref(), || {
+        "rocks_bloom" => built_as_rocksdb(present, kpf, n, dumped.as_deref(), || {
             let mut builder = RocksDbBloomBuilder::new(bpk);
             move |keys: &[u8]| {
                 keys.chunks_exact(KEY_LEN).for_each(|k| builder.add_key(k));
                 builder.finish()
             }
         }),
-        "rocks_ribbon" => built_as_rocksdb(&present, kpf, n, dumped.as_deref(), || {
+        "rocks_ribbon" => built_as_rocksdb(present, kpf, n, dumped.as_deref(), || {
             let mut builder = RocksDbRibbonBuilder::new(bpk);
             move |keys: &[u8]| {
                 keys.chunks_exact(KEY_LEN).for_each(|k| builder.add_key(k));
@@ -194,15 +230,7 @@ fn rocksdb_reader(imp: &str, theirs: &str, n: usize, bpk: f64, kpf: usize, absen
         .iter()
         .map(|b| RocksDbFilter::from_verified(b))
         .collect();
-    let (hit_ns, miss_ns, false_positives, batch_ns) =
-        queries(&filters, &present, &missing, &filter_of_absent, kpf);
-    println!(
-        "{imp} n={n} bpk={bpk} kpf={kpf} build_ns={build_ns:.2} hit_ns={hit_ns:.2} miss_ns={miss_ns:.2} \
-         batch32_miss_ns={batch_ns:.2} fp={:.6} bytes_per_key={:.4} bits_per_key={:.3}",
-        false_positives as f64 / absent as f64,
-        total_bytes as f64 / n as f64,
-        8.0 * total_bytes as f64 / n as f64,
-    );
+    run.report(build_ns, total_bytes, queries(&filters, run));
 }
 
 /// Our writer's filters of `present`, `kpf` keys each (`filter` makes a closure building one filter from its keys),
@@ -236,13 +264,13 @@ fn built_as_rocksdb<F: FnMut(&[u8]) -> Vec<u8>>(
 /// type, or through this function not inlined, took the plain block's time (BENCHMARKS.md 4b). The placement of a
 /// latency-bound loop's code, not the block's, made the difference.
 #[inline(never)]
-fn queries<F: Asked>(
-    filters: &[F],
-    present: &[u8],
-    missing: &[u8],
-    filter_of_absent: &[usize],
-    kpf: usize,
-) -> (f64, f64, usize, f64) {
+fn queries<F: Asked>(filters: &[F], run: &Run<'_>) -> Phases {
+    let (present, missing, filter_of_absent, kpf) = (
+        &run.present[..],
+        &run.missing[..],
+        &run.filter_of_absent[..],
+        run.kpf,
+    );
     let n = present.len() / KEY_LEN;
     let start = Instant::now();
     let mut hits = 0usize;
