@@ -199,7 +199,8 @@
 //! [`ScalableBloomFilter`] — for sets that are inserted into and queried while a program runs, such as a
 //! crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block. [`leveldb`] reads and writes
 //! LevelDB's own filter bytes (its Bloom filter and filter block) for LevelDB-format tables, and [`rocksdb`]
-//! RocksDB's (all its filters read, FastLocalBloom written) for tables RocksDB writes or reads.
+//! RocksDB's (all its filters read, FastLocalBloom and Standard128Ribbon written, an SST file's filter found) for
+//! tables RocksDB writes or reads.
 //!
 //! Beside this crate (two dependencies, no features): `sstfilter-table`, the worked example of a table file built
 //! on the table filter; `sstfilter-slatedb` and `sstfilter-rusty-leveldb`, which plug it into those stores; and
