@@ -244,7 +244,12 @@ impl RangeFilterBuilder {
         self.shift_windows(prefix_len);
         // Every key is at least as long as the common prefix.
         let longest = self.longest - prefix_len;
-        let (alphabets, weights) = projection::choose(&self.words, longest);
+        let (alphabets, weights) = projection::choose(
+            &self.words,
+            longest,
+            self.policy.max_range_len(),
+            self.policy.fpr(),
+        );
         // The windows' first half becomes their values, its second half the sort's second buffer.
         let distinct = projection::project_in_place(&mut self.words, &alphabets, &weights);
         let universe = universe(distinct as u64);

@@ -451,13 +451,18 @@ impl<'a> Sequence<'a> {
         let mut index = start / 64;
         let mut zeros = !Self::word(self.upper, index)? & (u64::MAX << (start % 64));
         loop {
-            let counts = byte_counts(zeros);
-            let count = total(counts);
-            if left < count {
-                // NOTE: `left < count ≤ 64`
-                return Some(index * 64 + u64::from(select_by_bytes(zeros, counts, left as u32)));
+            // A word of ones only (a crowded bucket's, as clustered keys fill) passes without counting.
+            if zeros != 0 {
+                let counts = byte_counts(zeros);
+                let count = total(counts);
+                if left < count {
+                    // NOTE: `left < count ≤ 64`
+                    return Some(
+                        index * 64 + u64::from(select_by_bytes(zeros, counts, left as u32)),
+                    );
+                }
+                left -= count;
             }
-            left -= count;
             index += 1;
             zeros = !Self::word(self.upper, index)?;
         }
@@ -468,14 +473,16 @@ impl<'a> Sequence<'a> {
         let mut index = end / 64;
         let mut zeros = !Self::word(self.upper, index)? & ((1u64 << (end % 64)) - 1);
         loop {
-            let counts = byte_counts(zeros);
-            let count = total(counts);
-            if back <= count {
-                // NOTE: `count − back < count ≤ 64`
-                let rank = (count - back) as u32;
-                return Some(index * 64 + u64::from(select_by_bytes(zeros, counts, rank)));
+            if zeros != 0 {
+                let counts = byte_counts(zeros);
+                let count = total(counts);
+                if back <= count {
+                    // NOTE: `count − back < count ≤ 64`
+                    let rank = (count - back) as u32;
+                    return Some(index * 64 + u64::from(select_by_bytes(zeros, counts, rank)));
+                }
+                back -= count;
             }
-            back -= count;
             index = index.checked_sub(1)?;
             zeros = !Self::word(self.upper, index)?;
         }

@@ -7,7 +7,9 @@
 //! alphabet sizes: lexicographic order becomes numeric order, and only byte values that occur take up room, so
 //! decimal ids stay consecutive integers (a scan of 100 consecutive ids is a projected range of about 100,
 //! where reading the bytes as one big-endian number would spread it over `2^16`). The writer takes as many
-//! positions as fit in 64 bits (up to [`MAX_POSITIONS`]).
+//! positions as fit in 64 bits (up to [`MAX_POSITIONS`]), and widens the alphabets that miss only a few values,
+//! just before the positions whose bytes are their own digits, to all 256 values ([`widen`]): there the mixed radix
+//! saves nothing, and a query reads such positions as one word.
 //!
 //! A bound that does not start with `P` lies below or above every key. One that does is mapped digit by digit;
 //! at the first byte outside its position's alphabet the keys that share the digits before are all above it or
@@ -523,10 +525,16 @@ pub(crate) fn project_in_place(
 }
 
 /// The projection a writer chooses for keys whose bytes after the prefix are the windows in `words` (as
-/// [`project_in_place`] takes them, in the same order), at most `longest` bytes each: per position the alphabet of
-/// the bytes there, as many positions as keep the product of the alphabet sizes within 2^64, and the weights.
-/// Returns the alphabets (32 bytes each) and the weights.
-pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>) {
+/// [`project_in_place`] takes them, in the same order), at most `longest` bytes each, for a filter sized for ranges
+/// of `range_len` at the rate `fpr`: per position the alphabet of the bytes there, as many positions as keep the
+/// product of the alphabet sizes within 2^64, the alphabets just before the verbatim run widened where the rate
+/// allows ([`widen`]), and the weights. Returns the alphabets (32 bytes each) and the weights.
+pub(crate) fn choose(
+    words: &[u64],
+    longest: usize,
+    range_len: u64,
+    fpr: f64,
+) -> (Vec<[u64; 4]>, Vec<u64>) {
     // Past the longest key every window is padding: the alphabet `{0}`, without reading a byte.
     let read = longest.min(MAX_POSITIONS);
     // A byte a position a key: one store each, where setting a bit would load, or and store (a chain from key to
@@ -567,7 +575,7 @@ pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>)
             }
         }
     }
-    let radix = |a: &[u64; 4]| u128::from(a.iter().map(|w| w.count_ones()).sum::<u32>().max(1));
+    let radix = |a: &[u64; 4]| u128::from(alphabet_size(a).max(1));
     let mut product = 1u128;
     let mut positions = 0;
     for alphabet in &alphabets {
@@ -586,22 +594,96 @@ pub(crate) fn choose(words: &[u64], longest: usize) -> (Vec<[u64; 4]>, Vec<u64>)
         alphabets.pop();
     }
     loop {
-        let mut weights = vec![0u64; alphabets.len()];
-        let mut w = 1u128;
-        let mut fits = true;
-        for (j, alphabet) in alphabets.iter().enumerate().rev() {
-            match (u64::try_from(w), weights.get_mut(j)) {
-                (Ok(value), Some(weight)) => *weight = value,
-                _ => fits = false,
-            }
-            w *= radix(alphabet);
-        }
         // A weight of 2^64 needs leading positions every key agrees on (a common prefix cut at its cap): give up
         // the last position until the weights fit.
-        if fits {
-            return (alphabets, weights);
+        if let Some(weights) = weights_of(&alphabets) {
+            // Widening keeps the weights within a u64.
+            widen(&mut alphabets, range_len, fpr);
+            let widened = weights_of(&alphabets).unwrap_or(weights);
+            return (alphabets, widened);
         }
         alphabets.pop();
+    }
+}
+
+/// The number of byte values in `alphabet`.
+fn alphabet_size(alphabet: &[u64; 4]) -> u32 {
+    alphabet.iter().map(|w| w.count_ones()).sum()
+}
+
+/// The weights of `alphabets` (`W_j`, the product of the sizes of the alphabets after `j`), if they fit in a u64.
+fn weights_of(alphabets: &[[u64; 4]]) -> Option<Vec<u64>> {
+    let mut weights = vec![0u64; alphabets.len()];
+    let mut w = 1u128;
+    for (weight, alphabet) in weights.iter_mut().zip(alphabets).rev() {
+        *weight = u64::try_from(w).ok()?;
+        w *= u128::from(alphabet_size(alphabet).max(1));
+    }
+    Some(weights)
+}
+
+/// The share of a filter's rate that widening alphabets ([`widen`]) may add to it.
+const WIDENING_SHARE: f64 = 1.0 / 32.0;
+
+/// The full alphabet: all 256 byte values.
+const FULL: [u64; 4] = [u64::MAX; 4];
+
+/// Widens to all 256 byte values the alphabets of the positions just before the run of full ones that ends the
+/// projection (the run [`Verbatim::find`] finds when the block is opened), nearest first, while the product of all
+/// sizes stays within 2^64, the run within 8 positions, and the rate the widened positions add within
+/// [`WIDENING_SHARE`] of `fpr` for ranges of `range_len`.
+///
+/// Why: a query reads a verbatim run as one word, and a position outside it costs a rank, a count of bits and a
+/// product for each bound. The leading bytes of binary keys whose alphabets miss a few values (big-endian integers
+/// in a thousand clusters, random prefixes: each of their first bytes sees most of the 256) gain nothing from the
+/// mixed radix, whose purpose is to keep sparse alphabets (decimal digits) dense. What widening costs: a range
+/// that crosses from one byte value of position `j` to the next across `g` values no key has there spans `g·W_j`
+/// more projected values than it would have. A range of up to `L` crosses a boundary of position `j` with chance
+/// at most `L / W_j` (and surely when `W_j ≤ L`), a gap for a share `missing / 256` of the boundaries, and the
+/// added values raise its false-positive chance by at most `ε · g·W_j / L` (and at most 1): an added rate of at
+/// most `missing / 256 · min(ε, L / W_j)` per position.
+fn widen(alphabets: &mut [[u64; 4]], range_len: u64, fpr: f64) {
+    let m = alphabets.len();
+    // The padding alphabet `{0}` may end the projection, after the run (its weight is 1).
+    let end = match alphabets.last() {
+        Some(&[1, 0, 0, 0]) => m - 1,
+        _ => m,
+    };
+    let mut start = end;
+    while start > 0 && end - start < 8 && alphabets.get(start - 1) == Some(&FULL) {
+        start -= 1;
+    }
+    let mut product: u128 = alphabets
+        .iter()
+        .map(|a| u128::from(alphabet_size(a).max(1)))
+        .product();
+    let mut budget = fpr * WIDENING_SHARE;
+    while start > 0 && end - start < 8 {
+        let j = start - 1;
+        let size = alphabets
+            .get(j)
+            .map_or(1, |a| u128::from(alphabet_size(a).max(1)));
+        // NOTE: `end − start < 8`: the run's weight fits
+        let weight = (1u64 << (8 * (end - start))) as f64;
+        let added = (256 - size) as f64 / 256.0 * fpr.min(range_len as f64 / weight);
+        let widened = product / size * 256;
+        // The first weight, the product of the sizes after position 0, must stay below 2^64.
+        let first_size = match j {
+            0 => 256,
+            _ => alphabets
+                .first()
+                .map_or(1, |a| u128::from(alphabet_size(a).max(1))),
+        };
+        if added > budget || widened > 1u128 << 64 || widened / first_size >= 1u128 << 64 {
+            break;
+        }
+        let Some(alphabet) = alphabets.get_mut(j) else {
+            break;
+        };
+        *alphabet = FULL;
+        product = widened;
+        budget -= added;
+        start = j;
     }
 }
 

@@ -353,7 +353,7 @@ fn values_projected_in_place_are_the_definitions() {
             })
             .collect();
         let longest = keys.iter().map(Vec::len).max().unwrap();
-        let (alphabets, weights) = projection::choose(&words, longest);
+        let (alphabets, weights) = projection::choose(&words, longest, 1 << 10, 0.01);
         let expected: Vec<u64> = keys
             .iter()
             .map(|k| {
@@ -479,7 +479,12 @@ fn decode_rejects_every_inconsistent_field() {
     let encoded = p.encode();
     let len = p.payload_len();
     let n = f.num_keys();
-    assert_eq!(RangeParams::decode(&encoded, len, n), Ok(p));
+    // What a query reads beyond the trailer (the verbatim run) comes from the payload when the block is opened.
+    let payload = &bytes[..len];
+    assert_eq!(
+        RangeParams::decode(&encoded, len, n).map(|d| d.reading(payload)),
+        Ok(p)
+    );
     let with = |at: usize, value: u8| {
         let mut e = encoded;
         e[at] = value;
@@ -728,4 +733,92 @@ fn verbatim_runs_project_as_reading_one_position_at_a_time() {
             assert!(f.may_contain(k));
         }
     }
+}
+
+/// The windows [`projection::choose`] takes for `keys` (sorted): each key's first 16 bytes, zero-padded, as two
+/// big-endian words.
+fn windows_of(keys: &[Vec<u8>]) -> Vec<u64> {
+    keys.iter()
+        .flat_map(|k| {
+            let mut w = [0u8; MAX_POSITIONS];
+            for (d, s) in w.iter_mut().zip(k) {
+                *d = *s;
+            }
+            let w = u128::from_be_bytes(w);
+            [(w >> 64) as u64, w as u64]
+        })
+        .collect()
+}
+
+/// Alphabets just before the run of full ones that ends the projection are widened to all 256 values while the rate
+/// they add stays within a 32nd of the filter's (FORMAT.md 4.5): the leading bytes of big-endian integers in a
+/// thousand clusters (each misses a few values) join the run, which a query reads as one word; a tiny rate stops
+/// the widening early; a last position missing more values than the budget allows, and decimal digits, stay exact;
+/// every key is found in every block.
+#[test]
+fn nearly_full_alphabets_join_the_verbatim_run_within_the_rate() {
+    let full = |alphabets: &[[u64; 4]]| -> Vec<bool> {
+        alphabets.iter().map(|a| *a == [u64::MAX; 4]).collect()
+    };
+    let starts: Vec<u64> = (0..1000).map(|c| splitmix64(17, c)).collect();
+    let mut clustered: Vec<Vec<u8>> = (0..100_000u64)
+        .map(|i| {
+            let start = starts[(i % 1000) as usize];
+            start.wrapping_add((i / 1000) * 997).to_be_bytes().to_vec()
+        })
+        .collect();
+    clustered.sort();
+    clustered.dedup();
+    let words = windows_of(&clustered);
+    let sizes: Vec<usize> = (0..8)
+        .map(|j| {
+            let values: std::collections::BTreeSet<u8> = clustered.iter().map(|k| k[j]).collect();
+            values.len()
+        })
+        .collect();
+    assert!(sizes[..5].iter().all(|&s| s < 256), "{sizes:?}");
+    assert!(sizes[5..].iter().all(|&s| s == 256), "{sizes:?}");
+    let (alphabets, weights) = projection::choose(&words, 8, 1 << 10, 0.01);
+    // Eight full positions, then the padding alphabet `{0}` that tells a key from the strings extending it.
+    assert_eq!(full(&alphabets)[..8], [true; 8]);
+    assert_eq!(alphabets[8..], [[1, 0, 0, 0]]);
+    assert_eq!(weights[0], 1 << 56);
+    // At a rate of 2^-40 the budget, a 32nd of it, pays for about one position missing 5 values: widening stops.
+    let (tiny, _) = projection::choose(&words, 8, 1 << 10, RangePolicy::MIN_FPR);
+    let tiny = full(&tiny);
+    assert!(tiny[4] && !tiny[0], "{tiny:?} {sizes:?}");
+
+    let bytes = block(RangePolicy::new(1 << 10, 0.01), &clustered);
+    let f = FilterBlock::open(&bytes[..]).unwrap();
+    let KindParams::Range(p) = *f.params() else {
+        panic!("a Range block");
+    };
+    let run = Verbatim {
+        start: 0,
+        end: 8,
+        padded: true,
+    };
+    assert_eq!(p.verbatim, run);
+    assert!(clustered.iter().all(|k| f.may_contain(k)));
+
+    // The last position (weight 1) costs a share `missing / 256` of the rate: 6 missing values fit in a 32nd,
+    // 10 do not.
+    for (missing, widened) in [(6u8, true), (10, false)] {
+        let keys: Vec<Vec<u8>> = (0..20u64)
+            .flat_map(|high| {
+                (missing..=255).map(move |b| ((high << 8) | u64::from(b)).to_be_bytes().to_vec())
+            })
+            .collect();
+        let (alphabets, _) = projection::choose(&windows_of(&keys), 8, 1 << 10, 0.01);
+        assert_eq!(full(&alphabets)[7], widened, "{missing} missing");
+        let bytes = block(RangePolicy::new(1 << 10, 0.01), &keys);
+        let f = FilterBlock::open(&bytes[..]).unwrap();
+        assert!(keys.iter().all(|k| f.may_contain(k)));
+    }
+
+    let decimal: Vec<Vec<u8>> = (0..5000u64)
+        .map(|i| format!("{i:08}").into_bytes())
+        .collect();
+    let (alphabets, _) = projection::choose(&windows_of(&decimal), 8, 1 << 10, 0.01);
+    assert!(full(&alphabets).iter().all(|&f| !f));
 }
