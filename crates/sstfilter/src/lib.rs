@@ -150,7 +150,10 @@
 //! digit at each position is the rank of the byte among the byte values the keys have there. The projection keeps
 //! order, and only byte values that occur take room: consecutive decimal ids (`"000417"`, `"000418"`) project to
 //! consecutive integers, so a range of 1000 ids is 1000 **projected values** long. A policy's `L` (the longest range
-//! that keeps its rate) and the rate `ε · ℓ / L` of an empty range of `ℓ` values are in projected values.
+//! that keeps its rate) and the rate `ε · ℓ / L` of an empty range of `ℓ` values are in projected values. Where a
+//! position's byte values miss only a few of the 256 (the leading bytes of binary keys), the writer gives it all 256
+//! when that lets queries read the bytes from there on as one word and adds at most a 32nd of `ε` to the rate of
+//! ranges of up to `L` wherever they start (a range crossing a missing value there is longer in projected values).
 //!
 //! Keys it serves poorly: keys that differ only past the projected positions (16 bytes after the common prefix,
 //! fewer when many byte values occur: 8 for random binary keys) project to one value, so the filter cannot tell
