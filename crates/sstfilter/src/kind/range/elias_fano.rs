@@ -249,7 +249,7 @@ impl<'a> Sequence<'a> {
                 }
                 at += 1;
             }
-        } else if let Some(at) = self.search_bucket(index, end, low_lo)? {
+        } else if let Some(at) = self.search_bucket(index, end, low_lo, high_in(bucket, hi, l))? {
             return Some((bucket << l | self.low(at)?) <= hi);
         }
         pos = pos.checked_add(count)?;
@@ -267,17 +267,18 @@ impl<'a> Sequence<'a> {
     }
 
     /// The first of a bucket's values `from..to` (more than [`LINEAR_STEPS`]) whose low bits are at least `low`, if
-    /// any: from where `low` puts it among them. A bucket of up to [`SPREAD_VALUES`] is taken as spread over all the
+    /// any, or one read on the way whose low bits are from `low` to `high` (the question's answer is then known):
+    /// from where `low` puts it among them. A bucket of up to [`SPREAD_VALUES`] is taken as spread over all the
     /// low bits; a larger one is first read at both ends, which places `low` outside it at once or interpolates
     /// between its ends (clustered keys often fill a part of a bucket only).
-    fn search_bucket(&self, from: u64, to: u64, low: u64) -> Option<Option<u64>> {
+    fn search_bucket(&self, from: u64, to: u64, low: u64, high: u64) -> Option<Option<u64>> {
         let count = to - from;
         if count <= SPREAD_VALUES {
             self.prefetch_lows(from, to); // 8 lines at most: `64 · l ≤ 8 · 512` bits
             // NOTE: `low < 2^l`, so the share is below `count`; a product and a shift, not a division.
             let share = (u128::from(count) * u128::from(low)) >> self.layout.lower_bits;
             let guess = from + share as u64;
-            let at = self.first_at_least(from, to, low, guess)?;
+            let at = self.first_at_least(from, to, low, high, guess)?;
             return Some((at < to).then_some(at));
         }
         let (first, last) = (self.low(from)?, self.low(to - 1)?);
@@ -289,21 +290,29 @@ impl<'a> Sequence<'a> {
         }
         // One of values `from + 1 .. to` is the answer.
         let guess = from + 1 + interpolate(count - 2, low - first, last - first);
-        self.first_at_least(from + 1, to, low, guess).map(Some)
+        self.first_at_least(from + 1, to, low, high, guess)
+            .map(Some)
     }
 
     /// The first of values `from..to` (increasing low bits) whose low bits are at least `low`, `to` if none is, found
     /// from `guess` (in `from..to`) by steps doubling away from it, then by halves: a guess off by `d` values costs
-    /// about `2 · log2 d` reads.
-    fn first_at_least(&self, from: u64, to: u64, low: u64, guess: u64) -> Option<u64> {
+    /// about `2 · log2 d` reads. A value read on the way whose low bits are from `low` to `high` ends the search
+    /// early (its index is returned): a question about a range holding many keys, as a range in a cluster does,
+    /// needs one of them, not the first.
+    fn first_at_least(&self, from: u64, to: u64, low: u64, high: u64, guess: u64) -> Option<u64> {
         // Values before `below` are under `low`; values from `above` on are not.
         let (mut below, mut above) = (from, to);
         let mut step = 1u64;
-        if self.low(guess)? < low {
+        let first = self.low(guess)?;
+        if first < low {
             below = guess + 1;
             while below < above {
                 let probe = below.saturating_add(step - 1).min(above - 1);
-                if self.low(probe)? >= low {
+                let v = self.low(probe)?;
+                if v >= low {
+                    if v <= high {
+                        return Some(probe);
+                    }
                     above = probe;
                     break;
                 }
@@ -311,12 +320,19 @@ impl<'a> Sequence<'a> {
                 step = step.saturating_mul(2);
             }
         } else {
+            if first <= high {
+                return Some(guess);
+            }
             above = guess;
             while below < above {
                 let probe = above.saturating_sub(step).max(below);
-                if self.low(probe)? < low {
+                let v = self.low(probe)?;
+                if v < low {
                     below = probe + 1;
                     break;
+                }
+                if v <= high {
+                    return Some(probe);
                 }
                 above = probe;
                 step = step.saturating_mul(2);
@@ -324,8 +340,11 @@ impl<'a> Sequence<'a> {
         }
         while below < above {
             let mid = below + (above - below) / 2;
-            if self.low(mid)? < low {
+            let v = self.low(mid)?;
+            if v < low {
                 below = mid + 1;
+            } else if v <= high {
+                return Some(mid);
             } else {
                 above = mid;
             }
@@ -511,6 +530,14 @@ impl<'a> Sequence<'a> {
             }
         }
     }
+}
+
+/// The greatest low bits a value of `bucket` may have and lie at most at `hi` (every low bits, `2^l − 1`, when `hi`
+/// lies in a later bucket). Requires `bucket ≤ hi >> l`.
+#[inline]
+fn high_in(bucket: u64, hi: u64, l: u32) -> u64 {
+    let mask = u64::MAX >> (64 - l.max(1)); // NOTE: `l ≥ 1` wherever a bucket is searched
+    if hi >> l == bucket { hi & mask } else { mask }
 }
 
 /// About `steps · part / whole` (for `part ≤ whole`): where a value falls among `steps` evenly spread, in 64-bit
@@ -775,7 +802,18 @@ mod tests {
                 .find(|&i| values[i as usize] & ((1 << l) - 1) >= low)
                 .unwrap_or(to);
             for guess in from..to {
-                assert_eq!(seq.first_at_least(from, to, low, guess), Some(expected));
+                // A `high` below `low` never ends the search early: it finds the first.
+                let at = seq.first_at_least(from, to, low, low.saturating_sub(1), guess);
+                assert_eq!(at, Some(expected));
+                // With a `high`, it ends at the first, or at a value from `low` to `high`.
+                for high in [low, low + 2, low + 40, u64::MAX] {
+                    let at = seq.first_at_least(from, to, low, high, guess).unwrap();
+                    let v = |i: u64| values[i as usize] & ((1 << l) - 1);
+                    assert!(
+                        at == expected || (at < to && (low..=high).contains(&v(at))),
+                        "{low} {high}"
+                    );
+                }
             }
         }
     }
