@@ -403,16 +403,19 @@ impl<'a> Sequence<'a> {
 
     /// The number of one-bits from `pos` up to the next zero-bit.
     fn ones_from(&self, pos: u64) -> Option<u64> {
-        let mut at = pos;
-        loop {
-            let shift = at % 64;
-            // The bits shifted in at the top are zeros: a run stops at the word's end at the latest.
-            let run = u64::from((!(Self::word(self.upper, at / 64)? >> shift)).trailing_zeros());
-            at += run;
-            if run < 64 - shift {
-                return Some(at - pos);
-            }
+        let (index, shift) = (pos / 64, pos % 64);
+        // The bits shifted in at the top are zeros: a run stops at the word's end at the latest.
+        let run = u64::from((!(Self::word(self.upper, index)? >> shift)).trailing_zeros());
+        if run < 64 - shift {
+            return Some(run);
         }
+        // A crowded bucket (clustered keys) goes on for words of ones only: passed with a compare each.
+        let rest = self
+            .upper
+            .get(usize::try_from(index).ok()?.checked_add(1)?..)?;
+        let full = rest.iter().position(|w| *w != [u8::MAX; 8])?;
+        let next = rest.get(full).map(|w| u64::from_le_bytes(*w))?;
+        Some(run + 64 * full as u64 + u64::from((!next).trailing_zeros()))
     }
 
     /// The `i`-th 64-bit word of `array`.
