@@ -473,8 +473,14 @@ impl<'a> Sequence<'a> {
         let mut index = start / 64;
         let mut zeros = !Self::word(self.upper, index)? & (u64::MAX << (start % 64));
         loop {
-            // A word of ones only (a crowded bucket's, as clustered keys fill) passes without counting.
-            if zeros != 0 {
+            // A word of ones only (a crowded bucket's, as clustered keys fill) passes without counting, and one of a
+            // single zero-bit (a crowded bucket's end) with a test.
+            if zeros != 0 && zeros & (zeros - 1) == 0 {
+                if left == 0 {
+                    return Some(index * 64 + u64::from(zeros.trailing_zeros()));
+                }
+                left -= 1;
+            } else if zeros != 0 {
                 let counts = byte_counts(zeros);
                 let count = total(counts);
                 if left < count {
@@ -495,7 +501,12 @@ impl<'a> Sequence<'a> {
         let mut index = end / 64;
         let mut zeros = !Self::word(self.upper, index)? & ((1u64 << (end % 64)) - 1);
         loop {
-            if zeros != 0 {
+            if zeros != 0 && zeros & (zeros - 1) == 0 {
+                if back == 1 {
+                    return Some(index * 64 + u64::from(zeros.trailing_zeros()));
+                }
+                back -= 1;
+            } else if zeros != 0 {
                 let counts = byte_counts(zeros);
                 let count = total(counts);
                 if back <= count {
