@@ -153,7 +153,8 @@
 //! that keeps its rate) and the rate `ε · ℓ / L` of an empty range of `ℓ` values are in projected values. Where a
 //! position's byte values miss only a few of the 256 (the leading bytes of binary keys), the writer gives it all 256
 //! when that lets queries read the bytes from there on as one word and adds at most a 32nd of `ε` to the rate of
-//! ranges of up to `L` wherever they start (a range crossing a missing value there is longer in projected values).
+//! ranges of up to `L` starting at random (a range that crosses a missing value there is longer in projected
+//! values, so more often "may contain").
 //!
 //! Keys it serves poorly: keys that differ only past the projected positions (16 bytes after the common prefix,
 //! fewer when many byte values occur: 8 for random binary keys) project to one value, so the filter cannot tell
