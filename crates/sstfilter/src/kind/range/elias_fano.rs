@@ -27,8 +27,12 @@ const SAMPLE_LEN: u64 = 4;
 /// The most values of a bucket read one by one; a bucket holding more is searched from where its low bits put them.
 const LINEAR_STEPS: u64 = 4;
 
-/// The most values of a bucket searched as if spread over all its low bits, without reading its ends first.
-const SPREAD_VALUES: u64 = 64;
+/// The most values of a bucket searched as if spread over all its low bits, without reading its ends first: their
+/// low bits (at most 8 lines where `l ≤ 32`) are all fetched at once, so a guess off by many values costs reads of
+/// lines already on their way, where reading the ends first waits for a line before the guess can be made. A
+/// cluster's buckets of 60 to 128 values went the ends' way at a bound of 64, the slower one (BENCHMARKS.md,
+/// "Range filters").
+const SPREAD_VALUES: u64 = 128;
 
 /// The sizes of an Elias–Fano sequence: what a writer lays out and a reader validates against the payload length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -274,7 +278,7 @@ impl<'a> Sequence<'a> {
     fn search_bucket(&self, from: u64, to: u64, low: u64, high: u64) -> Option<Option<u64>> {
         let count = to - from;
         if count <= SPREAD_VALUES {
-            self.prefetch_lows(from, to); // 8 lines at most: `64 · l ≤ 8 · 512` bits
+            self.prefetch_lows(from, to); // all of them where `l ≤ 32`: `128 · l ≤ 8 · 512` bits
             // NOTE: `low < 2^l`, so the share is below `count`; a product and a shift, not a division.
             let share = (u128::from(count) * u128::from(low)) >> self.layout.lower_bits;
             let guess = from + share as u64;
@@ -724,7 +728,8 @@ mod tests {
     /// interval's answer is still exact, at every offset inside and around the crowded buckets.
     #[test]
     fn crowded_buckets_answer_exactly() {
-        let universe = 1u64 << 20;
+        // Buckets of 512 values (`l = 9`): the dense run below fills one with hundreds.
+        let universe = 1u64 << 22;
         let mut values: Vec<u64> = (5000..9000).filter(|v| v % 7 != 3).collect();
         // Buckets of a few dozen values, searched as spread over their low bits.
         values.extend((20_000..40_000).step_by(5));
@@ -732,6 +737,7 @@ mod tests {
         values.sort_unstable();
         values.dedup();
         let (layout, bytes) = sequence_bytes(&values, universe);
+        assert_eq!(layout.lower_bits, 9);
         let crowded = values
             .iter()
             .filter(|&&v| v >> layout.lower_bits == 6000 >> layout.lower_bits)
@@ -749,7 +755,7 @@ mod tests {
         assert!(crowded as u64 > SPREAD_VALUES, "{crowded}");
         for lo in (4000..10_000)
             .chain(29_000..31_000)
-            .chain((0..universe).step_by(997))
+            .chain((0..universe).step_by(3989))
         {
             for len in [0u64, 1, 2, 5, 300, 5000] {
                 let hi = (lo + len).min(universe - 1);
