@@ -238,6 +238,7 @@ mod le;
 pub mod leveldb;
 mod math;
 mod memory;
+mod order;
 mod partitioned;
 mod policy;
 mod prefetch;

@@ -4,6 +4,8 @@
 
 use core::cmp::Ordering;
 
+use crate::order::compare;
+
 /// The separators of one index, reduced to what a search needs first. Built once when the index is opened.
 ///
 /// The heads are kept as a static B+-tree of 64-byte nodes (8 heads each, one cache line): level 0 is every head
@@ -93,7 +95,10 @@ impl SeparatorHeads {
         separator: impl Fn(usize) -> Option<&'a [u8]>,
     ) -> usize {
         let shared = self.common.len().min(key.len());
-        match key.get(..shared).cmp(&self.common.get(..shared)) {
+        match compare(
+            key.get(..shared).unwrap_or_default(),
+            self.common.get(..shared).unwrap_or_default(),
+        ) {
             // Below the shared prefix, or a proper prefix of it: before every separator.
             Ordering::Less => return 0,
             Ordering::Equal if key.len() < self.common.len() => return 0,

@@ -43,6 +43,7 @@ use super::check_reserved;
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
 use crate::le::LeReader;
+use crate::order::compare;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
 use projection::{
@@ -618,9 +619,9 @@ fn dedup(values: &mut [u64]) -> usize {
 /// them excluded). Other empty ranges (`(a, a\0)`, both excluded) are not detected: the filter answers them.
 pub(crate) fn is_empty(lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
     match (lower, upper) {
-        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a), Bound::Included(b)) => compare(a, b).is_gt(),
         (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
-            a >= b
+            compare(a, b).is_ge()
         }
         _ => false,
     }

@@ -20,6 +20,7 @@ use core::cmp::Ordering;
 use core::ops::Bound;
 
 use crate::math::{fastrange64, splitmix64};
+use crate::order::compare;
 
 /// The most projected positions a block has: the builder keeps this many bytes per key.
 pub(crate) const MAX_POSITIONS: usize = 16;
@@ -134,7 +135,10 @@ impl<'a> Projection<'a> {
             return Against::After(x); // without a call to compare no bytes
         }
         let shared = x.len().min(self.prefix.len());
-        match x.get(..shared).cmp(&self.prefix.get(..shared)) {
+        match compare(
+            x.get(..shared).unwrap_or_default(),
+            self.prefix.get(..shared).unwrap_or_default(),
+        ) {
             Ordering::Less => Against::Below,
             Ordering::Greater => Against::Above,
             Ordering::Equal if x.len() < self.prefix.len() => Against::Below,
