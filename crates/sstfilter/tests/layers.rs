@@ -183,6 +183,7 @@ fn layers_import_downward_only() {
         "hash.rs",
         "le.rs",
         "math.rs",
+        "order.rs",
         "prefetch.rs",
         "sizing/rates.rs",
     ] {
