@@ -28,10 +28,10 @@ const SAMPLE_LEN: u64 = 4;
 const LINEAR_STEPS: u64 = 4;
 
 /// The most values of a bucket searched as if spread over all its low bits, without reading its ends first: their
-/// low bits (at most 8 lines where `l ≤ 32`) are all fetched at once, so a guess off by many values costs reads of
-/// lines already on their way, where reading the ends first waits for a line before the guess can be made. A
-/// cluster's buckets of 60 to 128 values went the ends' way at a bound of 64, the slower one (BENCHMARKS.md,
-/// "Range filters").
+/// low bits (`128 · l` bits, 8 lines' worth where `l ≤ 32`) are fetched at once, so a guess off by many values
+/// costs reads of lines already on their way, where reading the ends first waits for a line before the guess can
+/// be made. A cluster's buckets of 60 to 128 values went the ends' way at a bound of 64, the slower one
+/// (BENCHMARKS.md, "Range filters").
 const SPREAD_VALUES: u64 = 128;
 
 /// The sizes of an Elias–Fano sequence: what a writer lays out and a reader validates against the payload length.
@@ -278,7 +278,7 @@ impl<'a> Sequence<'a> {
     fn search_bucket(&self, from: u64, to: u64, low: u64, high: u64) -> Option<Option<u64>> {
         let count = to - from;
         if count <= SPREAD_VALUES {
-            self.prefetch_lows(from, to); // all of them where `l ≤ 32`: `128 · l ≤ 8 · 512` bits
+            self.prefetch_lows(from, to); // up to 8 lines: `128 · l ≤ 8 · 512` bits where `l ≤ 32`
             // NOTE: `low < 2^l`, so the share is below `count`; a product and a shift, not a division.
             let share = (u128::from(count) * u128::from(low)) >> self.layout.lower_bits;
             let guess = from + share as u64;
