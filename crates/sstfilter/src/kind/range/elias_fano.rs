@@ -30,7 +30,7 @@ const LINEAR_STEPS: u64 = 4;
 /// The most values of a bucket searched as if spread over all its low bits, without reading its ends first: their
 /// low bits (`128 · l` bits, 8 lines' worth where `l ≤ 32`) are fetched at once, so a guess off by many values
 /// costs reads of lines already on their way, where reading the ends first waits for a line before the guess can
-/// be made. A cluster's buckets of 60 to 128 values went the ends' way at a bound of 64, the slower one
+/// be made. A cluster's buckets of 65 to 128 values went the ends' way at a bound of 64, the slower one
 /// (BENCHMARKS.md, "Range filters").
 const SPREAD_VALUES: u64 = 128;
 
