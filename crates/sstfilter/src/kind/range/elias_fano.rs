@@ -731,7 +731,7 @@ mod tests {
         // Buckets of 512 values (`l = 9`): the dense run below fills one with hundreds.
         let universe = 1u64 << 22;
         let mut values: Vec<u64> = (5000..9000).filter(|v| v % 7 != 3).collect();
-        // Buckets of a few dozen values, searched as spread over their low bits.
+        // Buckets of about a hundred values (one every 5 of 512), searched as spread over their low bits.
         values.extend((20_000..40_000).step_by(5));
         values.extend((0..300u64).map(|i| crate::math::splitmix64(5, i) % universe));
         values.sort_unstable();
