@@ -52,6 +52,8 @@ pub(crate) struct Layout {
     /// The mean number of values a bucket, `n / B`, in 32.32 fixed point: a query's estimates multiply by it where
     /// a division would wait a dozen cycles on the way to a prefetch.
     values_per_bucket: u64,
+    /// Bytes of the three arrays together: where every question finds what follows them in the payload.
+    bytes: u64,
 }
 
 impl Layout {
@@ -66,31 +68,24 @@ impl Layout {
         // In 128 bits: n · l and n + buckets may pass 2^64.
         let lower_words = (u128::from(len) * u128::from(lower_bits)).div_ceil(64);
         let upper_words = (u128::from(len) + u128::from(buckets)).div_ceil(64);
+        let samples = buckets.div_ceil(ZEROS_PER_SAMPLE);
+        let bytes = 8 * (lower_words + upper_words) + u128::from(samples) * u128::from(SAMPLE_LEN);
         Some(Layout {
             len,
             lower_bits,
             buckets,
             lower_words: u64::try_from(lower_words).ok()?,
             upper_words: u64::try_from(upper_words).ok()?,
-            samples: buckets.div_ceil(ZEROS_PER_SAMPLE),
+            samples,
             // `len < 2^32`, so the shift fits.
             values_per_bucket: (len << 32) / buckets,
+            bytes: u64::try_from(bytes).ok()?,
         })
     }
 
-    /// Bytes of the three arrays together, or `None` if that does not fit in a u64.
-    pub(crate) const fn bytes(&self) -> Option<u64> {
-        // `const`, for `RangeParams::payload_len`: no `?`.
-        let (Some(words), Some(samples)) = (
-            self.lower_words.checked_add(self.upper_words),
-            self.samples.checked_mul(SAMPLE_LEN),
-        ) else {
-            return None;
-        };
-        match words.checked_mul(8) {
-            Some(bytes) => bytes.checked_add(samples),
-            None => None,
-        }
+    /// Bytes of the three arrays together (a layout whose arrays do not fit in 2^64 bytes is none).
+    pub(crate) const fn bytes(&self) -> u64 {
+        self.bytes
     }
 }
 
@@ -651,7 +646,7 @@ mod tests {
         let layout = Layout::new(values.len() as u64, universe).unwrap();
         let mut out = Vec::new();
         encode(values, &layout, &mut out);
-        assert_eq!(out.len() as u64, layout.bytes().unwrap());
+        assert_eq!(out.len() as u64, layout.bytes());
         (layout, out)
     }
 

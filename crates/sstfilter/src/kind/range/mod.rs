@@ -204,10 +204,7 @@ impl RangeParams {
         match &self.layout {
             // Fits: `new` and `decode` checked the length against the payload or built it.
             Some(layout) => {
-                let codes = match layout.bytes() {
-                    Some(bytes) => bytes as usize,
-                    None => 0,
-                };
+                let codes = layout.bytes() as usize;
                 codes
                     + BOUNDS_LEN
                     + self.positions as usize * POSITION_LEN
@@ -314,12 +311,10 @@ impl RangeParams {
         // Compared in u64, where an impossible layout cannot wrap.
         let expected = match &params.layout {
             None => Some(0),
-            Some(layout) => layout.bytes().and_then(|b| {
-                b.checked_add(
-                    (BOUNDS_LEN + usize::from(positions) * POSITION_LEN + usize::from(prefix_len))
-                        as u64,
-                )
-            }),
+            Some(layout) => layout.bytes().checked_add(
+                (BOUNDS_LEN + usize::from(positions) * POSITION_LEN + usize::from(prefix_len))
+                    as u64,
+            ),
         };
         if expected != Some(payload_len as u64) {
             return Err(Error::LengthMismatch {
@@ -349,7 +344,7 @@ impl<'a> View<'a> {
     fn new(params: &'a RangeParams, payload: &'a [u8]) -> Option<Self> {
         let layout = params.layout.as_ref()?;
         let m = params.positions();
-        let (codes, rest) = payload.split_at_checked(usize::try_from(layout.bytes()?).ok()?)?;
+        let (codes, rest) = payload.split_at_checked(usize::try_from(layout.bytes()).ok()?)?;
         let (bounds, rest) = rest.split_first_chunk::<BOUNDS_LEN>()?;
         let (weights, rest) = rest.split_at_checked(8 * m)?;
         let (alphabets, rest) = rest.split_at_checked(ALPHABET_LEN * m)?;
@@ -372,48 +367,67 @@ impl<'a> View<'a> {
         })
     }
 
-    /// The codes a key's projection in `[lo, hi]` may have.
-    fn codes_of(&self, lo: u64, hi: u64) -> Codes {
+    /// Whether `ask` answers `true` for one of the intervals of codes a key's projection in `[lo, hi]` may have (up to
+    /// four: two runs, each wrapping past `r − 1` at most once), asked in turn until one does; `true` without asking
+    /// when the range covers a whole run (more than `r / 2` codes), `false` when it misses the keys' projections.
+    /// The single question asks the sequence as it goes; the batch collects the intervals ([`codes_of`]) to start
+    /// their lines on their way first.
+    ///
+    /// [`codes_of`]: Self::codes_of
+    #[inline]
+    fn any_code(&self, lo: u64, hi: u64, mut ask: impl FnMut(u64, u64) -> bool) -> bool {
         let (lo, hi) = (lo.max(self.min), hi.min(self.max));
         if lo > hi {
-            return Codes::Known(false);
+            return false;
         }
         let log2 = self.params.run_log2();
         let (first, last) = (lo >> log2, hi >> log2);
         let mask = low_mask(log2);
-        let mut codes = Codes::Intervals([(0, 0); 4], 0);
         match last - first {
-            0 => self.add_run(&mut codes, first, lo & mask, hi & mask),
+            0 => self.any_in_run(first, lo & mask, hi & mask, &mut ask),
             1 => {
-                self.add_run(&mut codes, first, lo & mask, mask);
-                self.add_run(&mut codes, last, 0, hi & mask);
+                self.any_in_run(first, lo & mask, mask, &mut ask)
+                    || self.any_in_run(last, 0, hi & mask, &mut ask)
             }
-            // The range covers run `first + 1` whole: more than `r / 2` codes.
-            _ => return Codes::Known(true),
+            _ => true,
         }
-        codes
     }
 
-    /// Adds the codes of `run` at offsets `from ..= to` (below `2^t ≤ r`) to `codes`: one interval, or two if they
-    /// pass `r − 1` and wrap to 0.
+    /// [`any_code`](Self::any_code) for the codes of `run` at offsets `from ..= to` (below `2^t ≤ r`): one interval,
+    /// or two if they pass `r − 1` and wrap to 0.
     #[inline]
-    fn add_run(&self, codes: &mut Codes, run: u64, from: u64, to: u64) {
-        let Codes::Intervals(intervals, len) = codes else {
-            return;
-        };
+    fn any_in_run(
+        &self,
+        run: u64,
+        from: u64,
+        to: u64,
+        ask: &mut impl FnMut(u64, u64) -> bool,
+    ) -> bool {
         let universe = self.params.universe;
         let base = run_base(run, universe);
         let (start, end) = (wrap(base, from, universe), wrap(base, to, universe));
-        let parts = if start <= end {
-            [Some((start, end)), None]
+        if start <= end {
+            ask(start, end)
         } else {
-            [Some((start, universe - 1)), Some((0, end))]
-        };
-        for part in parts.into_iter().flatten() {
-            if let Some(slot) = intervals.get_mut(*len) {
-                *slot = part;
-                *len += 1;
+            ask(start, universe - 1) || ask(0, end)
+        }
+    }
+
+    /// The codes a key's projection in `[lo, hi]` may have.
+    fn codes_of(&self, lo: u64, hi: u64) -> Codes {
+        let mut intervals = [(0, 0); 4];
+        let mut len = 0;
+        let whole_run = self.any_code(lo, hi, |start, end| {
+            if let Some(slot) = intervals.get_mut(len) {
+                *slot = (start, end);
+                len += 1;
             }
+            false
+        });
+        match (whole_run, len) {
+            (true, _) => Codes::Known(true),
+            (false, 0) => Codes::Known(false),
+            (false, len) => Codes::Intervals(intervals, len),
         }
     }
 
@@ -450,6 +464,17 @@ impl<'a> View<'a> {
             None => Codes::Known(false), // a bound lies beyond every key
         }
     }
+
+    /// Whether a stored code may be one of the keys between `lower` and `upper`.
+    fn holds_between(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
+        match self.projection.bounds(lower, upper) {
+            Some((lo, hi)) => {
+                let sequence = Sequence::new(self.layout, self.codes);
+                self.any_code(lo, hi, |start, end| sequence.any_in(start, end))
+            }
+            None => false, // a bound lies beyond every key
+        }
+    }
 }
 
 /// The codes a question asks about: its answer when that is known without reading the codes, or up to four
@@ -482,7 +507,7 @@ pub(crate) fn may_contain_range(
     upper: Bound<&[u8]>,
 ) -> bool {
     match View::new(params, payload) {
-        Some(view) => view.holds(&view.codes_between(lower, upper)),
+        Some(view) => view.holds_between(lower, upper),
         // An empty filter holds nothing; an unreadable one may hold anything.
         None => params.layout.is_some(),
     }

@@ -153,7 +153,7 @@ impl RangePolicy {
     #[must_use]
     pub fn payload_len(&self, num_values: u64) -> usize {
         Layout::new(num_values, self.universe(num_values))
-            .and_then(|layout| layout.bytes())
+            .map(|layout| layout.bytes())
             .map_or(0, |b| b as usize + 16)
     }
 
