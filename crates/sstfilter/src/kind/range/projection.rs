@@ -297,34 +297,30 @@ impl<'a> Projection<'a> {
     /// The projected values `[lo, hi]` of the keys between `lower` and `upper`; `None` if no key can be.
     #[inline]
     pub(crate) fn bounds(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<(u64, u64)> {
-        let (a, b) = (self.bound(lower), self.bound(upper));
-        let (lo_digits, hi_digits) = match (&a, &b) {
+        let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
+        match (self.bound(lower), self.bound(upper)) {
+            // The common case, both bounds after the prefix: their common leading bytes read once.
             (Some(Against::After(x)), Some(Against::After(y))) => {
                 let (dx, dy) = self.digit_pair(x, y);
-                (Some(dx), Some(dy))
+                Some((
+                    self.lower(x, dx, excluded(lower))?,
+                    self.upper(y, dy, excluded(upper))?,
+                ))
             }
-            _ => (None, None),
-        };
-        let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
-        let lo = match a {
-            None => 0,
-            Some(Against::Below) => 0,
-            Some(Against::Above) => return None,
-            Some(Against::After(suffix)) => {
-                let digits = lo_digits.unwrap_or_else(|| self.digits(suffix));
-                self.lower(suffix, digits, excluded(lower))?
+            (a, b) => {
+                let lo = match a {
+                    None | Some(Against::Below) => 0,
+                    Some(Against::Above) => return None,
+                    Some(Against::After(x)) => self.lower(x, self.digits(x), excluded(lower))?,
+                };
+                let hi = match b {
+                    None | Some(Against::Above) => u64::MAX,
+                    Some(Against::Below) => return None,
+                    Some(Against::After(y)) => self.upper(y, self.digits(y), excluded(upper))?,
+                };
+                Some((lo, hi))
             }
-        };
-        let hi = match b {
-            None => u64::MAX,
-            Some(Against::Below) => return None,
-            Some(Against::Above) => u64::MAX,
-            Some(Against::After(suffix)) => {
-                let digits = hi_digits.unwrap_or_else(|| self.digits(suffix));
-                self.upper(suffix, digits, excluded(upper))?
-            }
-        };
-        Some((lo, hi))
+        }
     }
 
     fn bound<'x>(&self, bound: Bound<&'x [u8]>) -> Option<Against<'x>> {
