@@ -83,7 +83,7 @@ impl Layout {
         })
     }
 
-    /// Bytes of the three arrays together (a layout whose arrays do not fit in 2^64 bytes is none).
+    /// Bytes of the three arrays together (below 2^62 for every layout `new` makes: `len ≤ 2^32` and `buckets < 2^64`).
     pub(crate) const fn bytes(&self) -> u64 {
         self.bytes
     }
