@@ -118,7 +118,7 @@ pub struct TableSummary {
 
 /// Writes one table: add entries in strictly increasing key order, then [`finish`](Self::finish).
 ///
-/// Every key goes both into the current data block and into a [`TableFilterBuilder`](sstfilter::TableFilterBuilder)
+/// Every key goes both into the current data block and into a [`TableFilterBuilder`]
 /// (told where each data block ends); at `finish` the filter blocks are sized from the real number of keys and
 /// written as meta blocks between the data and the index.
 /// Each block is written with one `write_all`, so an unbuffered `File` is a fine destination.

@@ -54,7 +54,7 @@ impl LevelDbBloomPolicy {
     /// LevelDB, 0 still gives the 64-bit minimum filter with one probe.
     ///
     /// # Panics
-    /// If `bits_per_key` is above [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY) (LevelDB accepts any value; a
+    /// If `bits_per_key` is above [`MAX_BITS_PER_KEY`] (LevelDB accepts any value; a
     /// larger one is a unit mistake that would allocate gigabytes). Use [`try_new`](Self::try_new) for untrusted
     /// configuration.
     #[must_use]

@@ -1,5 +1,5 @@
-//! The bytes of LevelDB's Bloom filters, shared by [`LevelDbBloomPolicy`](super::LevelDbBloomPolicy) and
-//! [`Bloom64Policy`](super::Bloom64Policy): a bit array of at least 64 bits, rounded up to whole bytes, then one
+//! The bytes of LevelDB's Bloom filters, shared by [`LevelDbBloomPolicy`] and
+//! [`Bloom64Policy`]: a bit array of at least 64 bits, rounded up to whole bytes, then one
 //! byte holding the probe count. The two differ only in how many bits they give a key set and where a key's
 //! probes land; building and reading a filter is the same code, and so is their [`LevelDbFilterPolicy`].
 

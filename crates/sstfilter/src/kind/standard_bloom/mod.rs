@@ -235,7 +235,7 @@ pub(crate) fn build<'a>(
     }
 }
 
-/// The queries of every StandardBloom filter (see [`Query`]): its probe count is not worth a constant, the
+/// The queries of every StandardBloom filter (see [`Query`](super::Query)): its probe count is not worth a constant, the
 /// probes being spread over the whole array anyway.
 pub(crate) const QUERIES: Queries = Queries {
     single: query,
