@@ -52,7 +52,8 @@ pub(crate) struct Layout {
     /// The mean number of values a bucket, `n / B`, in 32.32 fixed point: a query's estimates multiply by it where
     /// a division would wait a dozen cycles on the way to a prefetch.
     values_per_bucket: u64,
-    /// Bytes of the three arrays together: where every question finds what follows them in the payload.
+    /// Bytes of the three arrays together: where every question finds what follows them in the payload, kept
+    /// here so that a question does not redo the checked arithmetic of it.
     bytes: u64,
 }
 

@@ -153,8 +153,7 @@ impl RangePolicy {
     #[must_use]
     pub fn payload_len(&self, num_values: u64) -> usize {
         Layout::new(num_values, self.universe(num_values))
-            .map(|layout| layout.bytes())
-            .map_or(0, |b| b as usize + 16)
+            .map_or(0, |layout| layout.bytes() as usize + 16)
     }
 
     /// Payload bits per key of a filter of `num_values` keys (as [`payload_len`](Self::payload_len)).
