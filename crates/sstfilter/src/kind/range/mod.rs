@@ -47,8 +47,7 @@ use crate::order::compare;
 use crate::tag::FilterKind;
 use elias_fano::{Layout, Sequence};
 use projection::{
-    ALPHABET_LEN, MAX_POSITIONS, Projection, Verbatim, WORD_RANKS_LEN, code, low_mask, run_base,
-    run_log2, wrap,
+    MAX_POSITIONS, POSITION_LEN, Projection, Verbatim, code, low_mask, run_base, run_log2, wrap,
 };
 
 /// The longest range a filter may be sized for, as a power of two: `2^56`, which leaves the universe room above
@@ -60,9 +59,6 @@ const LONGER_THAN_PROJECTED: u8 = u8::MAX;
 
 /// Bytes after the codes: the smallest and the largest projected key.
 const BOUNDS_LEN: usize = 16;
-
-/// Bytes per projected position: its weight (u64), its alphabet and its word ranks.
-const POSITION_LEN: usize = 8 + ALPHABET_LEN + WORD_RANKS_LEN;
 
 /// The parameters of a Range filter, as stored in the trailer: the range length it was sized for, the universe of
 /// its codes and the length of its common prefix (with, for an opened block, what its projection lets a query read
@@ -346,9 +342,7 @@ impl<'a> View<'a> {
         let m = params.positions();
         let (codes, rest) = payload.split_at_checked(usize::try_from(layout.bytes()).ok()?)?;
         let (bounds, rest) = rest.split_first_chunk::<BOUNDS_LEN>()?;
-        let (weights, rest) = rest.split_at_checked(8 * m)?;
-        let (alphabets, rest) = rest.split_at_checked(ALPHABET_LEN * m)?;
-        let (ranks, rest) = rest.split_at_checked(WORD_RANKS_LEN * m)?;
+        let (tables, rest) = rest.split_at_checked(POSITION_LEN * m)?;
         let (min, max) = bounds.split_at(8);
         Some(View {
             params,
@@ -358,9 +352,7 @@ impl<'a> View<'a> {
             max: u64::from_le_bytes(max.try_into().ok()?),
             projection: Projection {
                 longest: params.longest_key(),
-                weights,
-                alphabets,
-                ranks,
+                tables,
                 prefix: rest.get(..params.prefix_len())?,
                 verbatim: params.verbatim,
             },

@@ -34,18 +34,19 @@ pub(crate) const ALPHABET_LEN: usize = 32;
 /// dozen instructions.
 pub(crate) const WORD_RANKS_LEN: usize = 4;
 
+/// Bytes per projected position: its weight (u64), its alphabet and its word ranks.
+pub(crate) const POSITION_LEN: usize = 8 + ALPHABET_LEN + WORD_RANKS_LEN;
+
 /// A projection read in place: the common prefix, and per position its alphabet and weight.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Projection<'a> {
     pub(crate) prefix: &'a [u8],
     /// The length of the longest key after the prefix, if every key's bytes after it are projected.
     pub(crate) longest: Option<usize>,
-    /// `m` alphabets of [`ALPHABET_LEN`] bytes.
-    pub(crate) alphabets: &'a [u8],
-    /// `m` word ranks of [`WORD_RANKS_LEN`] bytes.
-    pub(crate) ranks: &'a [u8],
-    /// `m` little-endian u64 weights.
-    pub(crate) weights: &'a [u8],
+    /// The positions' tables as the payload has them, `m` of each in turn: the little-endian u64 weights, the
+    /// alphabets of [`ALPHABET_LEN`] bytes, the word ranks of [`WORD_RANKS_LEN`] bytes. Kept whole and cut where a
+    /// position is read on its own: the verbatim run of binary keys reads none of them.
+    pub(crate) tables: &'a [u8],
     /// The block's [`Verbatim`] run (`Projection::verbatim`).
     pub(crate) verbatim: Verbatim,
 }
@@ -127,7 +128,19 @@ enum Digits {
 impl<'a> Projection<'a> {
     /// Number of positions `m`.
     fn positions(&self) -> usize {
-        self.alphabets.len() / ALPHABET_LEN
+        self.tables.len() / POSITION_LEN
+    }
+
+    /// Positions `from..to` of the table whose entries, of `len` bytes, start at byte `at` of the tables.
+    fn table(&self, at: usize, len: usize, from: usize, to: usize) -> &'a [u8] {
+        self.tables
+            .get(at + len * from..at + len * to)
+            .unwrap_or_default()
+    }
+
+    /// Positions `from..to` of the alphabets.
+    fn alphabets(&self, from: usize, to: usize) -> &'a [u8] {
+        self.table(8 * self.positions(), ALPHABET_LEN, from, to)
     }
 
     fn against<'x>(&self, x: &'x [u8]) -> Against<'x> {
@@ -148,7 +161,7 @@ impl<'a> Projection<'a> {
 
     /// The block's [`Verbatim`] run.
     pub(crate) fn verbatim(&self) -> Verbatim {
-        let alphabet = |j: usize| self.alphabets.get(ALPHABET_LEN * j..ALPHABET_LEN * (j + 1));
+        let alphabet = |j: usize| Some(self.alphabets(j, j + 1)).filter(|a| !a.is_empty());
         Verbatim::find(
             self.positions(),
             |j| alphabet(j).is_some_and(|a| a.iter().all(|&b| b == u8::MAX)),
@@ -157,9 +170,9 @@ impl<'a> Projection<'a> {
                     .is_some_and(|a| a.iter().enumerate().all(|(i, &b)| b == u8::from(i == 0)))
             },
             |j| {
-                self.weights
-                    .get(8 * j..8 * (j + 1))
-                    .and_then(|w| w.try_into().ok())
+                self.table(0, 8, j, j + 1)
+                    .try_into()
+                    .ok()
                     .map(u64::from_le_bytes)
             },
         )
@@ -211,25 +224,31 @@ impl<'a> Projection<'a> {
     /// not (its step included).
     #[inline(always)]
     fn steps(&self, suffix: &[u8], from: usize, to: usize, acc: u128) -> Result<u128, u128> {
-        let end = to.min(self.positions());
-        let from = from.min(end);
         let Verbatim {
             start,
             end: after,
             padded,
         } = self.verbatim;
         let (start, after) = (usize::from(start), usize::from(after));
+        if start == 0 && from == 0 && to == MAX_POSITIONS {
+            // Every position is the run's, or its padding (binary keys: hashes, big-endian integers): one word read,
+            // without the clamps of the general case below (which gives the same).
+            let acc = acc + u128::from(big_endian(suffix, 0, after, after));
+            return if padded {
+                padding(suffix, after, acc)
+            } else {
+                Ok(acc)
+            };
+        }
+        let end = to.min(self.positions());
+        let from = from.min(end);
         // `from ≤ head ≤ tail ≤ end` (max then min: `clamp` would check its bounds' order on every call).
         let head = start.max(from).min(end);
         let tail = after.max(head).min(end);
         let acc = self.one_by_one(suffix, from, head, acc)?;
         let acc = acc + u128::from(big_endian(suffix, head, tail, after));
         if padded && tail == after && after < end {
-            // The last position, `{0}` of weight 1: any other byte ranks 1 there and is outside.
-            return match suffix.get(after).copied().unwrap_or(0) {
-                0 => Ok(acc),
-                _ => Err(acc + 1),
-            };
+            return padding(suffix, after, acc);
         }
         self.one_by_one(suffix, tail, end, acc)
     }
@@ -246,12 +265,15 @@ impl<'a> Projection<'a> {
         if from >= to {
             return Ok(acc); // a verbatim run took them all: no tables to cut
         }
-        let part =
-            |table: &'a [u8], len: usize| table.get(len * from..len * to).unwrap_or_default();
-        let positions = part(self.alphabets, ALPHABET_LEN)
+        let ranks_at = (8 + ALPHABET_LEN) * self.positions();
+        let positions = self
+            .alphabets(from, to)
             .chunks_exact(ALPHABET_LEN)
-            .zip(part(self.ranks, WORD_RANKS_LEN).chunks_exact(WORD_RANKS_LEN))
-            .zip(part(self.weights, 8).chunks_exact(8));
+            .zip(
+                self.table(ranks_at, WORD_RANKS_LEN, from, to)
+                    .chunks_exact(WORD_RANKS_LEN),
+            )
+            .zip(self.table(0, 8, from, to).chunks_exact(8));
         let read = suffix.get(from..).unwrap_or_default();
         for (j, ((alphabet, ranks), weight)) in positions.enumerate() {
             let byte = read.get(j).copied().unwrap_or(0);
@@ -387,6 +409,16 @@ fn big_endian(suffix: &[u8], from: usize, to: usize, end: usize) -> u64 {
         })
     };
     digits.wrapping_shl(8 * (end - to) as u32)
+}
+
+/// The step of the last position, `at`, when it is the padding alphabet `{0}` of weight 1: any byte but 0 ranks 1
+/// there and is outside.
+#[inline(always)]
+fn padding(suffix: &[u8], at: usize, acc: u128) -> Result<u128, u128> {
+    match suffix.get(at).copied().unwrap_or(0) {
+        0 => Ok(acc),
+        _ => Err(acc + 1),
+    }
 }
 
 /// Whether every byte of `suffix` is projected and it does not end with a zero byte.
