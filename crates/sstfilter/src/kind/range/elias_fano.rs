@@ -227,7 +227,8 @@ impl<'a> Sequence<'a> {
         // The first bit of `bucket`: just past the zero that ends the bucket before it.
         let mut pos = match bucket.checked_sub(1) {
             None => 0,
-            Some(before) => self.select_zero(before)?.checked_add(1)?,
+            // NOTE: a position is below `64 ·` the words of the upper vector
+            Some(before) => self.select_zero(before)? + 1,
         };
         // Values before `pos`: bits before it less the zeros (one per earlier bucket).
         let mut index = pos.checked_sub(bucket)?;
@@ -239,7 +240,7 @@ impl<'a> Sequence<'a> {
             false => 0,
             true => self.ones_from(pos)?,
         };
-        let end = index.checked_add(count)?;
+        let end = index + count; // NOTE: both below the bits of the upper vector
         if count <= LINEAR_STEPS {
             let mut at = index;
             while at < end {
@@ -251,6 +252,11 @@ impl<'a> Sequence<'a> {
             }
         } else if let Some(at) = self.search_bucket(index, end, low_lo, high_in(bucket, hi, l))? {
             return Some((bucket << l | self.low(at)?) <= hi);
+        }
+        // The successor is in a later bucket, above `hi` if `hi` is in this one (as a range much shorter than a
+        // bucket mostly is).
+        if hi >> l == bucket {
+            return Some(false);
         }
         pos = pos.checked_add(count)?;
         index = end;
@@ -370,21 +376,20 @@ impl<'a> Sequence<'a> {
     /// neighbours; further off, a fetch is wasted, never an answer.
     #[inline]
     fn prefetch_near(&self, start: u64, before: u64, zeros: u64) {
-        // No overflow: `zeros < 256`, and `values_per_bucket` is at most 2^32 (`2^l ≤ r / n` makes `B ≥ n`).
-        let ones = zeros.saturating_mul(self.layout.values_per_bucket) >> 32;
+        // No overflow: `zeros < 256`, and `values_per_bucket` is at most 2^32 (`2^l ≤ r / n` makes `B ≥ n`), so
+        // `ones < 2^40`; `before` is a u32 and `l < 64`. (A position that wraps would only be a useless hint.)
+        let ones = (zeros * self.layout.values_per_bucket) >> 32;
         let bit = |b: u64| usize::try_from(b / 8).unwrap_or(usize::MAX);
         prefetch(
             self.upper.as_flattened(),
-            bit(start.saturating_add(zeros + ones)),
+            bit(start.wrapping_add(zeros + ones)),
         );
         // Low bits of the values about there, and three quarters of a line either side (the count of values between
         // the sample and the bucket strays from its mean by a few): three lines.
-        let at = before
-            .saturating_add(ones)
-            .saturating_mul(u64::from(self.layout.lower_bits));
+        let at = (before + ones) * u64::from(self.layout.lower_bits);
         prefetch(self.lower.as_flattened(), bit(at.saturating_sub(384)));
         prefetch(self.lower.as_flattened(), bit(at));
-        prefetch(self.lower.as_flattened(), bit(at.saturating_add(384)));
+        prefetch(self.lower.as_flattened(), bit(at + 384));
     }
 
     /// Starts fetching the lines of the low bits of values `from..to` (a bucket about to be searched, whose reads
