@@ -268,17 +268,18 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// ```
     #[must_use]
     pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Answer {
-        if range::is_empty(lower, upper) {
-            return Answer::Absent;
-        }
         match &self.params {
+            // The filter first: it answers most questions "absent" without comparing the bounds.
             KindParams::Range(p) => {
-                if range::may_contain_range(p, self.payload(), lower, upper) {
+                if range::may_contain_range(p, self.payload(), lower, upper)
+                    && !range::is_empty(lower, upper)
+                {
                     Answer::MayContain
                 } else {
                     Answer::Absent
                 }
             }
+            _ if range::is_empty(lower, upper) => Answer::Absent,
             _ => match range::single_key(lower, upper) {
                 Some(key) if self.holds_whole_keys() => {
                     if self.may_contain(key) {

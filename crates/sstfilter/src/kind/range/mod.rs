@@ -491,7 +491,8 @@ pub(crate) fn may_contain_key(params: &RangeParams, payload: &[u8], key: &[u8]) 
     }
 }
 
-/// Whether any key may lie between `lower` and `upper`, for a range the caller has found non-empty.
+/// Whether any key may lie between `lower` and `upper`. Bounds in the wrong order (an empty range) answer either
+/// way: the caller tells them ([`is_empty`]) where the answer is not already "absent".
 pub(crate) fn may_contain_range(
     params: &RangeParams,
     payload: &[u8],
@@ -530,13 +531,12 @@ pub(crate) fn may_contain_ranges(
     };
     let mut codes: [Codes; RANGE_BATCH] = core::array::from_fn(|_| Codes::Known(false));
     for (c, &(lower, upper)) in codes.iter_mut().zip(ranges) {
-        if !is_empty(lower, upper) {
-            *c = view.codes_between(lower, upper);
-            view.prefetch(c);
-        }
+        *c = view.codes_between(lower, upper);
+        view.prefetch(c);
     }
-    for (r, c) in results.iter_mut().zip(&codes) {
-        *r = view.holds(c);
+    // Emptiness last, as for a single question: only where the codes may hold a key.
+    for ((r, c), &(lower, upper)) in results.iter_mut().zip(&codes).zip(ranges) {
+        *r = view.holds(c) && !is_empty(lower, upper);
     }
 }
 
