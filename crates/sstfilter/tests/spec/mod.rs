@@ -329,8 +329,9 @@ fn range_params(p: &[u8], payload_len: u64, n: u64) -> Result<Kind, Refusal> {
     let (n, r, lw) = (u128::from(n), u128::from(r), u128::from(l));
     let buckets = (r - 1) / (1 << lw) + 1;
     let words = (n * lw).div_ceil(64) + (n + buckets).div_ceil(64);
+    let counts = (n + buckets).div_ceil(64).div_ceil(16);
     let samples = buckets.div_ceil(256);
-    if 8 * words + 4 * samples + 16 + 44 * u128::from(m) + u128::from(prefix)
+    if 8 * words + 2 * counts + 4 * samples + 16 + 44 * u128::from(m) + u128::from(prefix)
         != u128::from(payload_len)
     {
         return Err(Refusal::LengthMismatch);
@@ -405,9 +406,11 @@ impl SpecBlock<'_> {
         let lower_words = (nn * lw).div_ceil(64) as usize;
         let upper_words = (nn + buckets).div_ceil(64) as usize;
         let samples = buckets.div_ceil(256) as usize;
+        let counts = upper_words.div_ceil(16);
         let lower = &self.payload[..8 * lower_words];
         let upper = &self.payload[8 * lower_words..8 * (lower_words + upper_words)];
-        let samples_at = 8 * (lower_words + upper_words);
+        let counts_at = 8 * (lower_words + upper_words);
+        let samples_at = counts_at + 2 * counts;
         let after = samples_at + 4 * samples;
         let min = le(&self.payload[after..after + 8]);
         let max = le(&self.payload[after + 8..after + 16]);
@@ -478,12 +481,19 @@ impl SpecBlock<'_> {
             let stored = le(&self.payload[samples_at + 4 * j..samples_at + 4 * j + 4]);
             zero_positions.get(256 * j).map(|&z| z - 256 * j as u64) == Some(stored)
         });
+        // And the counts: the zero-bits before bit 1024·j, modulo 2^16.
+        let counts_ok = (0..counts).all(|j| {
+            let stored = le(&self.payload[counts_at + 2 * j..counts_at + 2 * j + 2]);
+            let zeros = zero_positions.partition_point(|&z| z < 1024 * j as u64) as u64;
+            zeros % (1 << 16) == stored
+        });
         let writer_invariants = codes.len() as u64 == n
             && extra_ones == 0
             && codes.windows(2).all(|w| w[0] < w[1])
             && codes.last().is_none_or(|&c| c < r)
             && padding_zero
             && samples_ok
+            && counts_ok
             && min <= max
             && weights_ok
             && ranks_ok

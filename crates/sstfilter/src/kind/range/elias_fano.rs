@@ -7,7 +7,10 @@
 //! `n · l + n + ⌈r / 2^l⌉ ≤ n · (log2(r / n) + 2)` bits, within 2 bits per value of the information-theoretic
 //! minimum. To find bucket `b` without scanning from the start, every 256th zero is sampled: a u32 holding the
 //! number of values before it (its position less its rank), which is half the room of its position as a u64 and
-//! limits a sequence to `2^32 − 1` values.
+//! limits a sequence to `2^32 − 1` values. Between two samples lie 256 zeros and any number of ones: crowded
+//! buckets (consecutive keys fill buckets of thousands of values) would make that stretch thousands of words long,
+//! so every 1024 bits the count of zeros before is kept too (a u16, modulo `2^16`: the samples around it give the
+//! rest), and a long stretch is searched by those counts.
 //!
 //! Every read is bounds-checked: on bytes that are not a sequence this module wrote (a corrupt block whose
 //! checksum was not verified) a query may answer wrongly, but it never panics and always terminates. When a read
@@ -23,6 +26,13 @@ pub(crate) const MAX_LEN: u64 = u32::MAX as u64;
 
 /// Bytes of one sample.
 const SAMPLE_LEN: u64 = 4;
+
+/// Bits of the upper vector a count of zeros covers (16 words).
+const COUNTED_BITS: u64 = 1024;
+
+/// A stretch between two samples longer than this many bits is searched by the counts of zeros; a shorter one is
+/// walked word by word (up to 256 zeros, a few words where buckets hold one or two values).
+const CROWDED_BITS: u64 = 8 * COUNTED_BITS;
 
 /// The most values of a bucket read one by one; a bucket holding more is searched from where its low bits put them.
 const LINEAR_STEPS: u64 = 4;
@@ -47,12 +57,13 @@ pub(crate) struct Layout {
     pub(crate) lower_words: u64,
     /// 64-bit words of the upper vector, `⌈(n + buckets) / 64⌉`.
     pub(crate) upper_words: u64,
-    /// Samples (u32 each), `⌈buckets / 256⌉`.
+    /// Samples (u32 each), `⌈buckets / 256⌉`. (Before them, after the upper words, one count of zeros (u16) per
+    /// [`COUNTED_BITS`] of the upper vector: `⌈upper_words / 16⌉`.)
     pub(crate) samples: u64,
     /// The mean number of values a bucket, `n / B`, in 32.32 fixed point: a query's estimates multiply by it where
     /// a division would wait a dozen cycles on the way to a prefetch.
     values_per_bucket: u64,
-    /// Bytes of the three arrays together: where every question finds what follows them in the payload, kept
+    /// Bytes of the arrays together: where every question finds what follows them in the payload, kept
     /// here so that a question does not redo the checked arithmetic of it.
     bytes: u64,
 }
@@ -70,7 +81,9 @@ impl Layout {
         let lower_words = (u128::from(len) * u128::from(lower_bits)).div_ceil(64);
         let upper_words = (u128::from(len) + u128::from(buckets)).div_ceil(64);
         let samples = buckets.div_ceil(ZEROS_PER_SAMPLE);
-        let bytes = 8 * (lower_words + upper_words) + u128::from(samples) * u128::from(SAMPLE_LEN);
+        let counts = upper_words.div_ceil(u128::from(COUNTED_BITS / 64));
+        let samples_at = 8 * (lower_words + upper_words) + 2 * counts;
+        let bytes = samples_at + u128::from(samples) * u128::from(SAMPLE_LEN);
         Some(Layout {
             len,
             lower_bits,
@@ -84,9 +97,19 @@ impl Layout {
         })
     }
 
-    /// Bytes of the three arrays together (below 2^62 for every layout `new` makes: `len ≤ 2^32` and `buckets < 2^64`).
+    /// Bytes of the arrays together (below 2^62 for every layout `new` makes: `len ≤ 2^32` and `buckets < 2^64`).
     pub(crate) const fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// Where the samples start: after the words and the counts of zeros, which take the bytes between.
+    const fn samples_at(&self) -> u64 {
+        self.bytes - SAMPLE_LEN * self.samples
+    }
+
+    /// Counts of zeros: one per [`COUNTED_BITS`] of the upper vector.
+    const fn counts(&self) -> u64 {
+        self.upper_words.div_ceil(COUNTED_BITS / 64)
     }
 }
 
@@ -97,8 +120,8 @@ pub(crate) const fn lower_bits(len: u64, universe: u64) -> u32 {
 }
 
 /// Appends the sequence of `values` (strictly increasing, all below the universe `layout` was made for, and
-/// exactly `layout.len` of them, at most [`MAX_LEN`]) to `out`: the lower words, the upper words, the samples, all
-/// little-endian.
+/// exactly `layout.len` of them, at most [`MAX_LEN`]) to `out`: the lower words, the upper words, the counts of
+/// zeros, the samples, all little-endian.
 pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
     let l = layout.lower_bits;
     let start = out.len();
@@ -147,9 +170,13 @@ pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
     }
     let upper_bits = layout.len + layout.buckets;
     let mut samples = Vec::with_capacity(layout.samples as usize);
+    let mut counts = Vec::with_capacity(layout.counts() as usize);
     let mut zeros_before = 0u64;
     let mut next_sampled = 0u64;
     for (index, &w) in upper.iter().enumerate() {
+        if (index as u64).is_multiple_of(COUNTED_BITS / 64) {
+            counts.push(zeros_before as u16); // NOTE: modulo 2^16, as stored
+        }
         let w = u64::from_le_bytes(w);
         let start = index as u64 * 64;
         let valid = if upper_bits - start >= 64 {
@@ -169,6 +196,10 @@ pub(crate) fn encode(values: &[u64], layout: &Layout, out: &mut Vec<u8>) {
         zeros_before += count;
     }
     debug_assert_eq!(samples.len() as u64, layout.samples);
+    debug_assert_eq!(counts.len() as u64, layout.counts());
+    for c in &counts {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
     for s in &samples {
         out.extend_from_slice(&s.to_le_bytes());
     }
@@ -181,25 +212,30 @@ pub(crate) struct Sequence<'a> {
     lower: &'a [[u8; 8]],
     upper: &'a [[u8; 8]],
     samples: &'a [[u8; SAMPLE_LEN as usize]],
+    /// The bytes the arrays are in: the counts of zeros (after the upper words), read only for long stretches, are
+    /// cut from them there.
+    bytes: &'a [u8],
 }
 
 impl<'a> Sequence<'a> {
     /// The sequence laid out as `layout` at the start of `bytes` (short arrays, if `bytes` is too short: reads
     /// past them answer "may contain").
+    #[inline]
     pub(crate) fn new(layout: &'a Layout, bytes: &'a [u8]) -> Self {
         let lower_len = usize::try_from(layout.lower_words).unwrap_or(usize::MAX);
         let upper_len = usize::try_from(layout.upper_words).unwrap_or(usize::MAX);
         let (words, _) = bytes.as_chunks::<8>();
         let (lower, rest) = words.split_at(lower_len.min(words.len()));
         let (upper, _) = rest.split_at(upper_len.min(rest.len()));
-        // The samples start after the words the layout has (if the bytes hold them all).
-        let samples_at = lower.len().saturating_add(upper.len()).saturating_mul(8);
+        // The samples end the arrays (if the bytes hold them all).
+        let samples_at = usize::try_from(layout.samples_at()).unwrap_or(usize::MAX);
         let (samples, _) = bytes.get(samples_at..).unwrap_or_default().as_chunks();
         Sequence {
             layout,
             lower,
             upper,
             samples,
+            bytes,
         }
     }
 
@@ -238,7 +274,7 @@ impl<'a> Sequence<'a> {
         // An empty bucket (about half of them) is told by its first bit, before counting.
         let count = match self.bit(pos)? {
             false => 0,
-            true => self.ones_from(pos)?,
+            true => self.ones_from(pos, bucket)?,
         };
         let end = index + count; // NOTE: both below the bits of the upper vector
         if count <= LINEAR_STEPS {
@@ -406,21 +442,34 @@ impl<'a> Sequence<'a> {
         }
     }
 
-    /// The number of one-bits from `pos` up to the next zero-bit.
-    fn ones_from(&self, pos: u64) -> Option<u64> {
+    /// The number of one-bits from `pos`, the first bit of `bucket`, up to the next zero-bit (the bucket's values).
+    fn ones_from(&self, pos: u64, bucket: u64) -> Option<u64> {
         let (index, shift) = (pos / 64, pos % 64);
         // The bits shifted in at the top are zeros: a run stops at the word's end at the latest.
         let run = u64::from((!(Self::word(self.upper, index)? >> shift)).trailing_zeros());
         if run < 64 - shift {
             return Some(run);
         }
-        // A crowded bucket (clustered keys) goes on for words of ones only: passed with a compare each.
+        // A crowded bucket (clustered keys) goes on for words of ones only: up to a long stretch's worth passed with a
+        // compare each, then (consecutive keys fill buckets of thousands) its zero-bit found by its rank.
         let rest = self
             .upper
             .get(usize::try_from(index).ok()?.checked_add(1)?..)?;
-        let full = rest.iter().position(|w| *w != [u8::MAX; 8])?;
-        let next = rest.get(full).map(|w| u64::from_le_bytes(*w))?;
-        Some(run + 64 * full as u64 + u64::from((!next).trailing_zeros()))
+        let near = rest.get(..(CROWDED_BITS / 64) as usize).unwrap_or(rest);
+        match near.iter().position(|w| u64::from_le_bytes(*w) != u64::MAX) {
+            Some(full) => {
+                let next = rest.get(full).map(|w| u64::from_le_bytes(*w))?;
+                Some(run + 64 * full as u64 + u64::from((!next).trailing_zeros()))
+            }
+            None => self.crowded_end(bucket)?.checked_sub(pos),
+        }
+    }
+
+    /// The position of the zero-bit that ends `bucket`, a crowded one: out of line, as few buckets are.
+    #[cold]
+    #[inline(never)]
+    fn crowded_end(&self, bucket: u64) -> Option<u64> {
+        self.select_zero(bucket)
     }
 
     /// The `i`-th 64-bit word of `array`.
@@ -464,17 +513,66 @@ impl<'a> Sequence<'a> {
     }
 
     /// The position of the zero-bit of rank `rank` (counting from 0) in the upper vector.
+    #[inline(always)]
     fn select_zero(&self, rank: u64) -> Option<u64> {
         let start = self.sampled(rank)?;
-        let mut left = rank % ZEROS_PER_SAMPLE; // zeros to pass from the sampled one (which counts as the first)
+        let left = rank % ZEROS_PER_SAMPLE; // zeros to pass from the sampled one (which counts as the first)
+        // The stretch's bits, to the next sampled zero-bit (its 256 zeros and the ones between the two samples), or
+        // to the vector's end. (Wrapping arithmetic: on bytes no writer made, a wrong length only picks a path.)
+        let next = self.sample(rank / ZEROS_PER_SAMPLE + 1);
+        let stretch = match next {
+            Some(ones) => ones.wrapping_sub(start - (rank - left)) + ZEROS_PER_SAMPLE,
+            None => (64 * self.upper.len() as u64).saturating_sub(start),
+        };
+        let end = start.wrapping_add(stretch);
+        if stretch > CROWDED_BITS {
+            return self.select_counted(rank, start, end);
+        }
         // Past the middle of a sample's stretch the next sample is nearer: counting back from it halves the words
         // a look-up counts (each a dozen instructions on the default target).
-        if left > ZEROS_PER_SAMPLE / 2
-            && let Some(next) = self.sample(rank / ZEROS_PER_SAMPLE + 1)
-        {
-            let next_zero = next.checked_add(rank - left + ZEROS_PER_SAMPLE)?;
-            return self.zero_before(next_zero, ZEROS_PER_SAMPLE - left);
+        if left > ZEROS_PER_SAMPLE / 2 && next.is_some() {
+            return self.zero_before(end, ZEROS_PER_SAMPLE - left);
         }
+        self.zero_from(start, left)
+    }
+
+    /// [`select_zero`](Self::select_zero) in a long stretch, from the sampled zero-bit at `start` to the next at
+    /// `end` (or the vector's end): the last count of zeros at most `rank` is found by halves among the stretch's counts, and
+    /// the zero-bit within the [`COUNTED_BITS`] after it. Out of line: most stretches are short.
+    #[cold]
+    #[inline(never)]
+    fn select_counted(&self, rank: u64, start: u64, end: u64) -> Option<u64> {
+        // A count is kept modulo 2^16. Those of the stretch lie from the sampled rank less `COUNTED_BITS` (the first
+        // count may be that far before `start`) to the next sampled rank: within 2^16 of `base`.
+        let base = (rank - rank % ZEROS_PER_SAMPLE).saturating_sub(COUNTED_BITS);
+        // The counts lie between the upper words and the samples.
+        let counts_at = 8 * (self.layout.lower_words + self.layout.upper_words);
+        let counts = self
+            .bytes
+            .get(usize::try_from(counts_at).ok()?..usize::try_from(self.layout.samples_at()).ok()?)?
+            .as_chunks::<2>()
+            .0;
+        let zeros_before = |j: u64| {
+            let count = counts.get(usize::try_from(j).ok()?)?;
+            Some(base + (u64::from(u16::from_le_bytes(*count)).wrapping_sub(base) & 0xffff))
+        };
+        let last = (counts.len() as u64).checked_sub(1)?;
+        // The first count is at most `rank` (it is at or before `start`); the last of them that is.
+        let (mut low, mut high) = (start / COUNTED_BITS, (end / COUNTED_BITS).min(last));
+        while low < high {
+            let mid = low + (high - low).div_ceil(2);
+            if zeros_before(mid)? <= rank {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        self.zero_from(low * COUNTED_BITS, rank.checked_sub(zeros_before(low)?)?)
+    }
+
+    /// The position of the zero-bit `left` zero-bits after the first at or after `start` (0: that one).
+    #[inline]
+    fn zero_from(&self, start: u64, mut left: u64) -> Option<u64> {
         let mut index = start / 64;
         let mut zeros = !Self::word(self.upper, index)? & (u64::MAX << (start % 64));
         loop {
@@ -502,6 +600,7 @@ impl<'a> Sequence<'a> {
     }
 
     /// The position of the `back`-th zero-bit (from 1) before position `end` of the upper vector.
+    #[inline]
     fn zero_before(&self, end: u64, mut back: u64) -> Option<u64> {
         let mut index = end / 64;
         let mut zeros = !Self::word(self.upper, index)? & ((1u64 << (end % 64)) - 1);
@@ -861,6 +960,45 @@ mod tests {
         }
         assert_eq!(rank, layout.buckets);
         assert!(layout.samples > 8, "{}", layout.samples);
+    }
+
+    /// Buckets of hundreds of consecutive values make stretches between samples thousands of words long, searched
+    /// by the counts of zeros: every zero-bit is still found by its rank, past the counts' wrap at 2^16 zeros, and
+    /// every bucket's values are counted.
+    #[test]
+    fn select_zero_finds_every_zero_across_crowded_stretches() {
+        let universe = 1u64 << 26;
+        let mut values: Vec<u64> = (0..20_000u64)
+            .map(|i| crate::math::splitmix64(5, i) % universe)
+            .collect();
+        values.extend(30_000_000..30_100_000); // 100,000 consecutive values: buckets of 2^l
+        values.extend(60_000_000..60_000_300); // a crowded stretch shorter than a counted block
+        values.sort_unstable();
+        values.dedup();
+        let (layout, bytes) = sequence_bytes(&values, universe);
+        assert!(layout.buckets > 1 << 16, "{}", layout.buckets);
+        let seq = Sequence::new(&layout, &bytes);
+        let mut rank = 0;
+        let mut first = 0; // the first bit of bucket `rank`
+        for pos in 0..layout.len + layout.buckets {
+            if Sequence::word(seq.upper, pos / 64).unwrap() >> (pos % 64) & 1 == 0 {
+                assert_eq!(seq.select_zero(rank), Some(pos), "rank {rank}");
+                if pos > first {
+                    assert_eq!(
+                        seq.ones_from(first, rank),
+                        Some(pos - first),
+                        "bucket {rank}"
+                    );
+                }
+                rank += 1;
+                first = pos + 1;
+            }
+        }
+        assert_eq!(rank, layout.buckets);
+        for lo in (29_990_000..30_110_000).step_by(997) {
+            let expected = values.iter().any(|&v| (lo..=lo + 50).contains(&v));
+            assert_eq!(seq.any_in(lo, lo + 50), expected, "{lo}");
+        }
     }
 
     /// The broadword selection agrees with counting bits one by one, on every rank of many words.

@@ -25,7 +25,8 @@
 //! offsets are outside it); each key of another run falls in them with probability `ℓ / r`, so the
 //! false-positive rate is at most `n · ℓ / r`, for every length. A writer that targets rate `ε` at length `L` sets
 //! `r = ⌈n · L / ε⌉`: `ε · ℓ / L` for ranges of length `ℓ`, and `ε / L` for point questions, at `log2(L / ε) + 2` to
-//! `+ 3` bits per key plus the samples (`32 · B / 256` bits for `B` buckets, an eighth to a quarter bit per key).
+//! `+ 3` bits per key plus the samples (`32 · B / 256` bits for `B` buckets, an eighth to a quarter bit per key) and
+//! the counts of zeros (`16 · (n + B) / 1024` bits, 1/32 to 3/64 bit per key).
 //!
 //! The keys it serves poorly are listed for users in the crate docs.
 //!

@@ -11,8 +11,8 @@ use crate::error::{UsageError, configured};
 ///
 /// A filter of `n` keys gets the universe `r = ⌈n · L / ε⌉`; an empty range of `ℓ ≤ L` projected values then
 /// answers "may contain" with probability at most `ε · ℓ / L`, a point question with at most `ε / L`, for
-/// `log2(L / ε) + 2` to `+ 3` bits per key (Elias–Fano's rounding of `log2(r / n)`) and an eighth to a quarter bit
-/// of samples. Longer ranges are checked too, at the rate `ε · ℓ / L`.
+/// `log2(L / ε) + 2` to `+ 3` bits per key (Elias–Fano's rounding of `log2(r / n)`), an eighth to a quarter bit
+/// of samples and 1/32 to 3/64 bit of counts of zeros. Longer ranges are checked too, at the rate `ε · ℓ / L`.
 ///
 /// ```
 /// use sstfilter::RangePolicy;
