@@ -91,6 +91,7 @@ fn main() {
     let n = env("SSTFILTER_RANGE_KEYS", 1_000_000);
     let queries = env("SSTFILTER_RANGE_QUERIES", 1_000_000);
     beside_grafite(n, queries);
+    consecutive_beside_grafite(n, queries.min(100_000));
     let mut ids: Vec<u64> = (0..n as u64).map(mix).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -265,6 +266,68 @@ fn key_sets(n: usize) -> [(&'static str, Vec<u64>, Vec<u64>); 2] {
         ("uniform", uniform, Vec::new()),
         ("1000 clusters of 1000", clustered, starts),
     ]
+}
+
+/// Ours beside the peer on consecutive ids, in blocks of `block` with gaps of `9 · block` between them (one block:
+/// every id from 0): ranges of `L = 2^10` starting anywhere from the first id to the last, in the blocks and in the
+/// gaps. Consecutive keys fill Elias–Fano buckets with thousands of values, where a search by zero-bits only would
+/// walk thousands of words.
+fn consecutive_beside_grafite(n: usize, queries: usize) {
+    let len = 1u64 << 10;
+    println!();
+    println!(
+        "Consecutive ids beside the `grafite` crate: {n} keys in blocks of consecutive ids, gaps 9 times a block \
+         between them; {queries} ranges of L = 2^10 starting anywhere from the first id to the last; ε = 1 %; \
+         ns a question, medians of 5 interleaved repetitions."
+    );
+    println!();
+    println!("| block | ours | grafite | ours / grafite | may contain, ours / grafite |");
+    println!("|---:|---:|---:|---:|---:|");
+    for block in [1_000u64, 100_000, n as u64] {
+        let ids: Vec<u64> = (0..n as u64)
+            .map(|i| (i / block) * 10 * block + i % block)
+            .collect();
+        let keys: Vec<[u8; 8]> = ids.iter().map(|id| id.to_be_bytes()).collect();
+        let ours = FilterBlock::open(range_block(RangePolicy::new(len, 0.01), &keys)).unwrap();
+        let peer = grafite_filter(&ids, len, 0.01);
+        let top = ids[ids.len() - 1];
+        let ranges: Vec<(u64, u64)> = (0..queries as u64)
+            .map(|i| {
+                let lo = mix(i ^ 0xb10c) % (top - len);
+                (lo, lo + len - 1)
+            })
+            .collect();
+        let bounds: Vec<([u8; 8], [u8; 8])> = ranges
+            .iter()
+            .map(|&(lo, hi)| (lo.to_be_bytes(), hi.to_be_bytes()))
+            .collect();
+        let (mut ours_ns, mut peer_ns) = (Vec::new(), Vec::new());
+        let (mut ours_may, mut peer_may) = (0, 0);
+        for _ in 0..5 {
+            ours_ns.push(median_ns(1, bounds.len(), || {
+                ours_may = bounds
+                    .iter()
+                    .filter(|(lo, hi)| {
+                        black_box(&ours)
+                            .may_contain_range(Included(&lo[..]), Included(&hi[..]))
+                            .may_contain()
+                    })
+                    .count();
+            }));
+            peer_ns.push(median_ns(1, ranges.len(), || {
+                peer_may = ranges
+                    .iter()
+                    .filter(|&&(lo, hi)| black_box(&peer).query(lo..=hi))
+                    .count();
+            }));
+        }
+        println!(
+            "| {block} | {:.1} | {:.1} | {:.2} | {ours_may} / {peer_may} |",
+            median(&ours_ns),
+            median(&peer_ns),
+            median_ratio(&ours_ns, &peer_ns)
+        );
+    }
 }
 
 /// `count` ranges `[lo, lo + len − 1]` (inclusive) holding no id (`empty`) or at least one: starts drawn over all
