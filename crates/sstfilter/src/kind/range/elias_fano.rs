@@ -537,8 +537,8 @@ impl<'a> Sequence<'a> {
     }
 
     /// [`select_zero`](Self::select_zero) in a long stretch, from the sampled zero-bit at `start` to the next at
-    /// `end` (or the vector's end): the last count of zeros at most `rank` is found by halves among the stretch's counts, and
-    /// the zero-bit within the [`COUNTED_BITS`] after it. Out of line: most stretches are short.
+    /// `end` (or the vector's end): the last count of zeros at most `rank` is found by halves among the stretch's
+    /// counts, and the zero-bit within the [`COUNTED_BITS`] after it. Out of line: most stretches are short.
     #[cold]
     #[inline(never)]
     fn select_counted(&self, rank: u64, start: u64, end: u64) -> Option<u64> {
