@@ -169,7 +169,7 @@
 //! A big table's filter need not be resident all at once: [`TableFilterOptions::partitioned`] (or, low-level,
 //! [`PartitionedFilterBuilder`]) cuts the point filter into partitions of a few KiB, each an ordinary filter
 //! block, plus a small **partition index** naming each partition's last key and location (FORMAT.md, section 8).
-//! The store pins the index (tens of bytes per partition; [`PartitionedFilter::with_search_heads`] adds about 9 a
+//! The store pins the index (tens of bytes per partition; [`PartitionedFilter::with_search_heads`] adds 12 to 20 a
 //! partition for a faster search) and loads the partition a question needs through its own cache, a
 //! [`PartitionLoader`]: plain bytes, which the filter verifies on every load, or a [`VerifiedPartition`], which
 //! only [`PartitionedFilter::verify_partition`] makes, so a cache verifies each partition once, as it enters; a

@@ -458,8 +458,9 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
         );
     };
     assert_eq!(open(&index), Ok(partitions.len()));
-    // The search heads are the one allocation a partition index makes, when asked: 8 bytes a partition in nodes
-    // of 8 with a level above them (plus the separators' shared prefix), within the block's size. Measured three
+    // The search heads are the one allocation a partition index makes, when asked: 8 bytes a partition and a slot
+    // table of 4 to 8 (plus the separators' shared prefix, and the ranks' tables where they pay), within the
+    // block's size. Measured three
     // times, the least kept (the harness's own allocations can land in a measured region: see
     // `open_without_allocating`).
     let allocated = (0..3)

@@ -1,6 +1,6 @@
 //! Finding a key's partition without a byte compare at every step of the search: the separators' heads (the 8
-//! bytes after the prefix all of them share, as one big-endian integer each) are searched first, without
-//! branching on the data, and whole separators are compared only among those whose head equals the key's.
+//! bytes after the prefix all of them share, as one big-endian integer each) are searched first, from the slot the
+//! key's head falls in, and whole separators are compared only among those whose head equals the key's.
 
 use core::cmp::Ordering;
 
@@ -8,83 +8,225 @@ use crate::order::compare;
 
 /// The separators of one index, reduced to what a search needs first. Built once when the index is opened.
 ///
-/// The heads are kept as a static B+-tree of 64-byte nodes (8 heads each, one cache line): level 0 is every head
-/// in order, padded with `u64::MAX` to whole nodes; each level above holds the last head of every node of the
-/// level below, until one node holds them all. A search reads one node a level from the top (4 dependent lines
-/// for 3,000 partitions, where a binary search over the heads reads 12) and counts its heads below the key's
-/// without a branch.
+/// The heads are sorted into `2^b` slots (`2^b` the first power of two at least the number of heads) by a map that
+/// keeps their order ([`Slots`]), and each slot keeps the position of its first head: a key's head names its slot in
+/// a few instructions, and the slot the few heads (most often none to two) its position lies among. So a search
+/// reads one line of slots and one of heads, where a tree of heads reads a line a level; heads that still crowd
+/// into a slot are searched by halves, never worse than a binary search over them all.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SeparatorHeads {
     /// The prefix every separator starts with (that of the first and the last, which are sorted).
     common: Vec<u8>,
     /// Separator `i`'s 8 bytes after `common`, zero-padded, big-endian: a non-decreasing list whose order agrees
-    /// with the separators' wherever two heads differ. Level 0 of the tree, nodes `0..levels[0].1`.
-    nodes: Vec<Node>,
-    /// Each level's first node in `nodes` and node count, the top level last.
-    levels: Vec<(usize, usize)>,
+    /// with the separators' wherever two heads differ; then [`WINDOW`] of `u64::MAX` (never below a key's head),
+    /// so that a window of heads from any position up to `len` reads.
+    heads: Vec<u64>,
+    /// Slot `t`'s first position: the number of heads whose slot is below `t`; one more entry, `len`.
+    starts: Vec<u32>,
+    /// How a head is mapped to its slot.
+    slots: Slots,
     /// The number of heads (separators).
     len: usize,
 }
 
-/// Eight heads on one cache line.
-#[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
-struct Node([u64; NODE]);
+/// A map from heads to slots that keeps their order (a greater head never has a lower slot), so that the heads of
+/// slots below a key's are below the key and those of slots above it above it.
+#[derive(Clone, Debug)]
+enum Slots {
+    /// The span from the first head to the last cut into equal slots: the head less the first, shifted right.
+    /// Right for heads spread evenly over their integers, as hashed or counted binary keys are.
+    Span { first: u64, shift: u32 },
+    /// The head's first bytes as digits of a number whose digit at each byte is the byte's rank among those the
+    /// separators have there (two in the first byte and ten in the others, for decimal ids), shifted right: the
+    /// slots then spread over the values the heads take, where most of a span would lie between them.
+    Ranks {
+        /// For each of the first bytes (up to 8) and each byte value: the number of the separators' values there
+        /// below it times the weight of its digit (the product of the later bytes' numbers of values), shifted
+        /// left by [`FLAG_BITS`], plus one if it is one of those values.
+        digits: Vec<[u32; 256]>,
+        shift: u32,
+    },
+}
 
-/// Heads a node holds.
-const NODE: usize = 8;
+/// The low bits of a digit's table entry, one where the byte is one of the separators' values there: the entries of
+/// a head whose ranked bytes all are add up to its number above these bits and to the number of bytes ranked (at
+/// most 8) in them.
+const FLAG_BITS: u32 = 4;
 
-impl SeparatorHeads {
-    /// The heads of `separators`, which must be in strictly increasing order (an index's open checks it).
-    pub(crate) fn new<'a>(separators: impl Iterator<Item = &'a [u8]> + Clone) -> Self {
-        let (Some(first), Some(last)) = (separators.clone().next(), separators.clone().last())
-        else {
-            return SeparatorHeads::default();
-        };
-        let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
-        let common = first.get(..shared).unwrap_or_default().to_vec();
-        // Level 0: every head, in nodes filled as the separators come (no list of heads in between).
-        let mut nodes = Vec::new();
-        let mut len = 0;
-        for separator in separators {
-            let at = len % NODE;
-            if at == 0 {
-                nodes.push(Node([u64::MAX; NODE]));
-            }
-            if let Some(slot) = nodes.last_mut().and_then(|node| node.0.get_mut(at)) {
-                *slot = head(separator.get(shared..).unwrap_or_default());
-            }
-            len += 1;
-        }
-        // Each level above: the last head of each node below (`u64::MAX` for a last node not full, which is
-        // never below a key, as every node's last head it stands for is not).
-        let mut levels = vec![(0, nodes.len())];
-        while let Some(&(start, count)) = levels.last().filter(|&&(_, count)| count > 1) {
-            let next = nodes.len();
-            for first in (start..start + count).step_by(NODE) {
-                let mut node = Node([u64::MAX; NODE]);
-                for (slot, below) in node
-                    .0
-                    .iter_mut()
-                    .zip(first..(first + NODE).min(start + count))
-                {
-                    *slot = nodes.get(below).map_or(u64::MAX, |n| n.0[NODE - 1]);
+/// The bound on the ranks' number, so that it fits in a `u32` above its flags.
+const MAX_RANKED: u64 = 1 << (u32::BITS - FLAG_BITS - 1);
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::Span { first: 0, shift: 0 }
+    }
+}
+
+/// Heads compared at once, without a branch, when a slot holds no more.
+const WINDOW: usize = 4;
+
+impl Slots {
+    /// The slot of `k`, possibly past the last (the caller bounds it).
+    #[inline]
+    fn of(&self, k: u64) -> u64 {
+        match self {
+            Slots::Span { first, shift } => k.saturating_sub(*first) >> shift,
+            Slots::Ranks { digits, shift } => {
+                let bytes = head_bytes(k);
+                let sum: u32 = digits
+                    .iter()
+                    .zip(&bytes)
+                    .map(|(digit, &byte)| digit.get(usize::from(byte)).copied().unwrap_or(0))
+                    .sum(); // NOTE: below `MAX_RANKED << FLAG_BITS` plus 8
+                if (sum & ((1 << FLAG_BITS) - 1)) as usize == digits.len() {
+                    u64::from(sum >> FLAG_BITS) >> shift
+                } else {
+                    between(digits, &bytes) >> shift
                 }
-                nodes.push(node);
             }
-            levels.push((next, nodes.len() - next));
-        }
-        SeparatorHeads {
-            common,
-            nodes,
-            levels,
-            len,
         }
     }
 
-    /// Head `i`.
-    fn head(&self, i: usize) -> Option<u64> {
-        (i < self.len).then(|| self.nodes.get(i / NODE)?.0.get(i % NODE).copied())?
+    /// The span from `first` to `last` in `2^bits` slots.
+    fn span(first: u64, last: u64, bits: u32) -> Slots {
+        let shift = (u64::BITS - (last - first).leading_zeros()).saturating_sub(bits);
+        Slots::Span { first, shift }
+    }
+
+    /// The ranks of the first bytes of `heads` (sorted), enough of them to tell about `slots` values apart (or
+    /// [`MAX_RANKED`]); `None` where every byte takes every value (the span is then the better map) or where more
+    /// than `tables` bytes would be ranked.
+    fn ranked(heads: &[u64], slots: u64, tables: usize) -> Option<Slots> {
+        let byte = |h: u64, j: usize| usize::from(head_bytes(h).get(j).copied().unwrap_or(0));
+        // Each byte's values, as long as the product of their numbers is below what is needed.
+        let mut present = Vec::new();
+        let mut product = 1u64;
+        for j in 0..8 {
+            let mut seen = [false; 256];
+            for &h in heads {
+                if let Some(s) = seen.get_mut(byte(h, j)) {
+                    *s = true;
+                }
+            }
+            let count = seen.iter().filter(|&&s| s).count() as u64;
+            if product * count >= MAX_RANKED {
+                break;
+            }
+            if present.len() >= tables {
+                return None;
+            }
+            product *= count;
+            present.push(seen);
+            if product >= slots {
+                break;
+            }
+        }
+        if present.iter().all(|seen| seen.iter().all(|&s| s)) {
+            return None;
+        }
+        let mut digits = vec![[0u32; 256]; present.len()];
+        let mut weight = 1u32; // NOTE: at most `product`, below `MAX_RANKED`
+        for (digit, seen) in digits.iter_mut().zip(&present).rev() {
+            let mut below = 0u32;
+            for (entry, &s) in digit.iter_mut().zip(seen) {
+                *entry = (below * weight) << FLAG_BITS | u32::from(s);
+                below += u32::from(s);
+            }
+            weight *= below;
+        }
+        // The largest value a key can take is `product` (every digit carried): it falls in the last slot.
+        let shift =
+            (u64::BITS - (product - 1).leading_zeros()).saturating_sub(slots.trailing_zeros());
+        Some(Slots::Ranks { digits, shift })
+    }
+
+    /// Slot `t`'s first position among `heads` (sorted) for each of `slots` slots, then `heads.len()`; `None` if
+    /// the heads are more than a `u32` counts.
+    fn starts(&self, heads: &[u64], slots: u64) -> Option<Vec<u32>> {
+        let mut starts = Vec::with_capacity(usize::try_from(slots).ok()?.checked_add(1)?);
+        let mut at = 0;
+        for slot in 0..slots {
+            while heads.get(at).is_some_and(|&h| self.of(h) < slot) {
+                at += 1;
+            }
+            starts.push(u32::try_from(at).ok()?);
+        }
+        starts.push(u32::try_from(heads.len()).ok()?);
+        Some(starts)
+    }
+
+    /// The number of `heads` (sorted) in slots that hold more than a window: those searched by halves.
+    fn crowded(&self, heads: &[u64]) -> usize {
+        let (mut crowded, mut run, mut slot) = (0, 0, None);
+        for &h in heads {
+            let this = Some(self.of(h));
+            if this != slot {
+                (run, slot) = (0, this);
+            }
+            run += 1;
+            crowded += match run {
+                n if n == WINDOW + 1 => n,
+                n if n > WINDOW + 1 => 1,
+                _ => 0,
+            };
+        }
+        crowded
+    }
+}
+
+/// The number of a head with a byte none of the separators has there (`digits` as in [`Slots::Ranks`]): the head
+/// lies between two of theirs, and the digits after that byte count as zeros, so that it is numbered as the least
+/// head above it made of their bytes would be (a greater head never gets a lower number). Out of line: a key
+/// from the keys' own alphabet does not come here.
+#[cold]
+#[inline(never)]
+fn between(digits: &[[u32; 256]], bytes: &[u8; 8]) -> u64 {
+    let mut value = 0u64;
+    for (digit, &byte) in digits.iter().zip(bytes) {
+        let entry = digit.get(usize::from(byte)).copied().unwrap_or(0);
+        value += u64::from(entry >> FLAG_BITS);
+        if entry & 1 == 0 {
+            break;
+        }
+    }
+    value
+}
+
+impl SeparatorHeads {
+    /// The heads of `separators`, which must be in strictly increasing order (an index's open checks it); `None`
+    /// for more than `u32::MAX` of them (more than a block of 128 GiB). Allocates 12 to 16 bytes a separator, and
+    /// the ranks' tables (1 KiB a byte ranked) only where they cost no more than half the heads (4 bytes more).
+    pub(crate) fn new<'a>(separators: impl Iterator<Item = &'a [u8]> + Clone) -> Option<Self> {
+        let (Some(first), Some(last)) = (separators.clone().next(), separators.clone().last())
+        else {
+            return Some(SeparatorHeads::default());
+        };
+        let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+        let common = first.get(..shared).unwrap_or_default().to_vec();
+        // Allocated once at its size: the decoder-safety rule bounds what an open allocates by the block.
+        let len = separators.clone().count();
+        let mut heads = Vec::with_capacity(len + WINDOW);
+        heads.extend(separators.map(|separator| head(separator.get(shared..).unwrap_or_default())));
+        // At least two slots, so that a shift is at most 63.
+        let bits = len.next_power_of_two().trailing_zeros().max(1);
+        let slots = 1u64 << bits;
+        let (low, high) = (heads.first().copied()?, heads.last().copied()?);
+        let span = Slots::span(low, high, bits);
+        // The ranks where they crowd fewer heads into slots and their tables (1 KiB a byte) cost no more than half
+        // the heads.
+        let slots_map = match Slots::ranked(&heads, slots, len / 256) {
+            Some(ranked) if ranked.crowded(&heads) < span.crowded(&heads) => ranked,
+            _ => span,
+        };
+        let starts = slots_map.starts(&heads, slots)?;
+        heads.extend([u64::MAX; WINDOW]);
+        Some(SeparatorHeads {
+            common,
+            heads,
+            starts,
+            slots: slots_map,
+            len,
+        })
     }
 
     /// The position of the first separator `>= key` (the number of separators if there is none), where
@@ -111,30 +253,35 @@ impl SeparatorHeads {
         // to the key's (rarely more than one) leave the order open.
         let lo = self.first_at_least(k);
         let mut hi = lo;
-        while self.head(hi) == Some(k) {
+        while hi < self.len && self.heads.get(hi) == Some(&k) {
             hi += 1;
         }
         first_separator_at_least(lo, hi, key, separator)
     }
 
-    /// The number of heads below `k`, which is the position of the first head at least `k` (heads are sorted).
-    /// From the top level down: in the node chosen so far, the heads below `k` number the node's children (the
-    /// nodes of the level below) whose last head is below `k`, so the first child that may hold a head `>= k` is
-    /// that count further on; at level 0 the count is the position itself. Padding, `u64::MAX`, is never below `k`.
+    /// The number of heads below `k`, which is the position of the first head at least `k` (heads are sorted):
+    /// among the heads of `k`'s slot, as those of the slots before it are below `k` and those after it above.
+    #[inline]
     fn first_at_least(&self, k: u64) -> usize {
-        let mut at = 0;
-        for &(start, count) in self.levels.iter().rev() {
-            // Every node of the level below ends below `k` (so does every head): past the last separator.
-            if at >= count {
-                return self.len;
-            }
-            let Some(node) = self.nodes.get(start + at) else {
-                return self.len;
-            };
-            let below: usize = node.0.iter().map(|&h| usize::from(h < k)).sum();
-            at = at * NODE + below;
+        // A key past the last slot is past its heads: the last slot's end, `len`, bounds the search.
+        let slot = usize::try_from(self.slots.of(k))
+            .unwrap_or(usize::MAX)
+            .min(self.starts.len().saturating_sub(2));
+        let (Some(&start), Some(&end)) = (self.starts.get(slot), self.starts.get(slot + 1)) else {
+            return self.len; // no slots: no heads
+        };
+        let (start, end) = (start as usize, end as usize);
+        // Heads from `end` on are above `k` (or padding), so a window past the slot counts only the slot's.
+        if end - start <= WINDOW
+            && let Some(window) = self.heads.get(start..start + WINDOW)
+        {
+            return start + window.iter().map(|&h| usize::from(h < k)).sum::<usize>();
         }
-        at
+        start
+            + self
+                .heads
+                .get(start..end)
+                .map_or(0, |slot| slot.partition_point(|&h| h < k))
     }
 }
 
@@ -162,6 +309,7 @@ pub(crate) fn first_separator_at_least<'a>(
 
 /// The first 8 bytes of `bytes`, zero-padded, as a big-endian integer: integers compare as the bytes do, except
 /// that equal integers may stand for different bytes (a shorter string against one with zeros after it).
+#[inline]
 #[expect(
     clippy::big_endian_bytes,
     reason = "an integer whose order is the bytes' order, for comparing in memory; never stored"
@@ -177,6 +325,16 @@ fn head(bytes: &[u8]) -> u64 {
         .fold(0, |word, (&b, at)| word | u64::from(b) << (8 * at))
 }
 
+/// The bytes `head` was made of, first byte first.
+#[inline]
+#[expect(
+    clippy::big_endian_bytes,
+    reason = "the inverse of `head`: bytes in their order, for comparing in memory; never stored"
+)]
+fn head_bytes(head: u64) -> [u8; 8] {
+    head.to_be_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,7 +345,7 @@ mod tests {
     }
 
     fn check(separators: &[Vec<u8>], keys: &[Vec<u8>]) {
-        let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice));
+        let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice)).unwrap();
         for key in keys {
             let found = heads.position_of(key, |i| separators.get(i).map(Vec::as_slice));
             assert_eq!(
@@ -244,12 +402,13 @@ mod tests {
         clippy::big_endian_bytes,
         reason = "keys whose byte order is their numbers' order"
     )]
-    fn agrees_for_every_tree_height_and_at_every_node_edge() {
-        // Counts around each node and level boundary (8, 64, 512, 4,096 heads), separators 3 apart so that keys
-        // fall on, between, below and above them; with and without two last ones whose heads are all 0xFF (the
-        // padding's own value).
+    fn agrees_for_every_slot_count_and_at_every_slot_edge() {
+        // Counts around the powers of two that set the number of slots, separators 3 apart so that keys fall on,
+        // between, below and above them and on every slot's edge (the keys cover the heads' span); evenly spread,
+        // every slot holds at most a window. Then the same with two last separators whose heads are all 0xFF (the
+        // padding's own value): the span is then the whole 64 bits and the others crowd into the first slot.
         let counts = [
-            1usize, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 72, 511, 512, 513, 4095, 4096, 4097,
+            1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 511, 512, 513, 4095, 4096, 4097,
         ];
         for (n, top) in counts.into_iter().flat_map(|n| [(n, 0), (n, 2)]) {
             let mut separators: Vec<Vec<u8>> = (0..n as u64)
@@ -270,14 +429,91 @@ mod tests {
                 [b"k".as_slice(), &[0xFF; 10]].concat(),
             ]);
             check(&separators, &keys);
-            let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice));
-            let height = heads.levels.len();
-            let mut expected = 1u32;
-            while (n + top).div_ceil(NODE.pow(expected - 1)) > NODE {
-                expected += 1;
-            }
-            assert_eq!(height, expected as usize, "{n} separators");
+            let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice)).unwrap();
+            assert_eq!(
+                heads.starts.len(),
+                (n + top).next_power_of_two().max(2) + 1,
+                "{n} separators"
+            );
+            assert_eq!(
+                heads.slots.crowded(&heads.heads[..heads.len]) > 0,
+                top > 0 && n > WINDOW,
+                "{n} separators, {top} more"
+            );
         }
+    }
+
+    #[test]
+    #[expect(
+        clippy::big_endian_bytes,
+        reason = "keys whose byte order is their numbers' order"
+    )]
+    fn agrees_where_heads_crowd_and_where_slots_are_empty() {
+        // A thousand consecutive heads in the middle of a wide span, a few spread below them and ten at the top
+        // (in the last slot, which keys above every head fall in too): most slots hold none, two hold more than a
+        // window (searched by halves); keys on, beside and between every head.
+        let mut values: Vec<u64> = (0..1000).map(|i| (1 << 40) + 2 * i).collect();
+        values.extend([0, 5, 1 << 20, 1 << 50]);
+        values.extend((0..10).map(|i| u64::MAX - 21 + 2 * i));
+        values.sort_unstable();
+        let separators: Vec<Vec<u8>> = values
+            .iter()
+            .map(|v| [b"id".as_slice(), &v.to_be_bytes()].concat())
+            .collect();
+        let keys: Vec<Vec<u8>> = values
+            .iter()
+            .flat_map(|&v| [v.saturating_sub(1), v, v.saturating_add(1)])
+            .map(|v| [b"id".as_slice(), &v.to_be_bytes()].concat())
+            .collect();
+        check(&separators, &keys);
+        let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice)).unwrap();
+        assert!(heads.slots.crowded(&heads.heads[..heads.len]) > 0);
+    }
+
+    #[test]
+    fn ranks_spread_decimal_ids_and_agree_on_bytes_between_digits() {
+        // Decimal ids (two values in the first byte after the shared prefix, ten in the others): their heads crowd
+        // into a few slots of their span, and spread over slots by their digits' ranks. Keys on and beside each
+        // separator, and with bytes the separators do not have there (between, below and above the digits, and
+        // past the ranked bytes), cut short or extended.
+        let separators: Vec<Vec<u8>> = (0..3000u64)
+            .map(|i| format!("usr:{:012}", 1 + i * 6661).into_bytes())
+            .collect();
+        let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice)).unwrap();
+        assert!(
+            matches!(heads.slots, Slots::Ranks { .. }),
+            "{:?}",
+            heads.slots
+        );
+        let crowded = heads.slots.crowded(&heads.heads[..heads.len]);
+        assert!(
+            crowded < heads.len / 20,
+            "{crowded} of {} heads crowded",
+            heads.len
+        );
+        let span = Slots::span(heads.heads[0], heads.heads[heads.len - 1], 12); // 2^12 slots for 3,000
+        assert!(span.crowded(&heads.heads[..heads.len]) > heads.len / 2);
+        let mut keys = Vec::new();
+        for (i, s) in separators.iter().enumerate() {
+            for id in [
+                1 + i as u64 * 6661 - 1,
+                1 + i as u64 * 6661 + 1,
+                3 + i as u64 * 6661,
+            ] {
+                keys.push(format!("usr:{id:012}").into_bytes());
+            }
+            keys.push([s.as_slice(), b"abc"].concat());
+            for at in [4, 8, 9, 10, 11, 12, 13, 15] {
+                for byte in [0u8, b'/', b'5', b':', b'a', 0xFF] {
+                    let mut k = s.clone();
+                    k[at] = byte;
+                    keys.push(k.clone());
+                    k.truncate(at + 1);
+                    keys.push(k);
+                }
+            }
+        }
+        check(&separators, &keys);
     }
 
     #[test]
