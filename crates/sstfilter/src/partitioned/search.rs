@@ -17,6 +17,9 @@ use crate::order::compare;
 pub(crate) struct SeparatorHeads {
     /// The prefix every separator starts with (that of the first and the last, which are sorted).
     common: Vec<u8>,
+    /// The prefix's head, and the bits of a head it sets (none when longer than 8 bytes: then compared in full).
+    common_head: u64,
+    common_mask: u64,
     /// Separator `i`'s 8 bytes after `common`, zero-padded, big-endian: a non-decreasing list whose order agrees
     /// with the separators' wherever two heads differ; then [`WINDOW`] of `u64::MAX` (never below a key's head),
     /// so that a window of heads from any position up to `len` reads.
@@ -203,6 +206,12 @@ impl SeparatorHeads {
         };
         let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
         let common = first.get(..shared).unwrap_or_default().to_vec();
+        let common_mask = match shared {
+            0..=8 => u64::MAX
+                .checked_shr(8 * shared as u32)
+                .map_or(u64::MAX, |m| !m),
+            _ => 0,
+        };
         // Allocated once at its size: the decoder-safety rule bounds what an open allocates by the block.
         let len = separators.clone().count();
         let mut heads = Vec::with_capacity(len + WINDOW);
@@ -221,6 +230,8 @@ impl SeparatorHeads {
         let starts = slots_map.starts(&heads, slots)?;
         heads.extend([u64::MAX; WINDOW]);
         Some(SeparatorHeads {
+            common_head: head(&common),
+            common_mask,
             common,
             heads,
             starts,
@@ -237,10 +248,17 @@ impl SeparatorHeads {
         separator: impl Fn(usize) -> Option<&'a [u8]>,
     ) -> usize {
         let shared = self.common.len().min(key.len());
-        match compare(
-            key.get(..shared).unwrap_or_default(),
-            self.common.get(..shared).unwrap_or_default(),
-        ) {
+        // The key against the shared prefix: in one compare of heads where the prefix has at most 8 bytes (the
+        // key's bytes past it masked off; a shorter key's padding, zeros, compares as a proper prefix does).
+        let order = if self.common.len() <= 8 {
+            (head(key) & self.common_mask).cmp(&self.common_head)
+        } else {
+            compare(
+                key.get(..shared).unwrap_or_default(),
+                self.common.get(..shared).unwrap_or_default(),
+            )
+        };
+        match order {
             // Below the shared prefix, or a proper prefix of it: before every separator.
             Ordering::Less => return 0,
             Ordering::Equal if key.len() < self.common.len() => return 0,
@@ -252,6 +270,23 @@ impl SeparatorHeads {
         // Separators whose head is below the key's are below the key, and those above it above; only heads equal
         // to the key's (rarely more than one) leave the order open.
         let lo = self.first_at_least(k);
+        if lo >= self.len || self.heads.get(lo) != Some(&k) {
+            return lo;
+        }
+        self.among_ties(lo, k, key, separator)
+    }
+
+    /// [`position_of`](Self::position_of) where the head at `lo`, the first at least the key's, equals it, `k`:
+    /// whole separators are compared among the heads that do. Out of line: heads rarely tie with a key's.
+    #[cold]
+    #[inline(never)]
+    fn among_ties<'a>(
+        &self,
+        lo: usize,
+        k: u64,
+        key: &[u8],
+        separator: impl Fn(usize) -> Option<&'a [u8]>,
+    ) -> usize {
         let mut hi = lo;
         while hi < self.len && self.heads.get(hi) == Some(&k) {
             hi += 1;
