@@ -450,13 +450,29 @@ impl<'a> Sequence<'a> {
         if run < 64 - shift {
             return Some(run);
         }
-        // A crowded bucket (clustered keys) goes on for words of ones only: up to a long stretch's worth passed with a
-        // compare each, then (consecutive keys fill buckets of thousands) its zero-bit found by its rank.
+        // A crowded bucket (clustered keys) goes on for words of ones only: up to a long stretch's worth passed, a
+        // line of eight words a compare of their AND, then (consecutive keys fill buckets of thousands) its zero-bit
+        // found by its rank.
         let rest = self
             .upper
             .get(usize::try_from(index).ok()?.checked_add(1)?..)?;
         let near = rest.get(..(CROWDED_BITS / 64) as usize).unwrap_or(rest);
-        match near.iter().position(|w| u64::from_le_bytes(*w) != u64::MAX) {
+        let ones = |w: &[u8; 8]| u64::from_le_bytes(*w) == u64::MAX;
+        let passed = 8 * near
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .take_while(|eight| {
+                eight
+                    .iter()
+                    .fold(u64::MAX, |all, w| all & u64::from_le_bytes(*w))
+                    == u64::MAX
+            })
+            .count();
+        let within = near
+            .get(passed..)
+            .and_then(|left| left.iter().position(|w| !ones(w)));
+        match within.map(|k| passed + k) {
             Some(full) => {
                 let next = rest.get(full).map(|w| u64::from_le_bytes(*w))?;
                 Some(run + 64 * full as u64 + u64::from((!next).trailing_zeros()))
