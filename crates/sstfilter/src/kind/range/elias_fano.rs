@@ -34,6 +34,14 @@ const COUNTED_BITS: u64 = 1024;
 /// walked word by word (up to 256 zeros, a few words where buckets hold one or two values).
 const CROWDED_BITS: u64 = 8 * COUNTED_BITS;
 
+/// Words of ones a crowded bucket is walked for past its first word (a line of eight at a compare), before its end is
+/// searched among the counts of zeros: a long stretch's worth, as many as cost about what that search costs.
+const WALKED_WORDS: usize = (CROWDED_BITS / 64) as usize;
+
+/// The most counts of zeros a search of a crowded bucket's end steps over at once: a count is kept modulo 2^16, and
+/// `2^16 / COUNTED_BITS` counts could hold 2^16 zeros between them, which would leave it where it was.
+const MAX_COUNT_STEP: u64 = (1 << 16) / COUNTED_BITS / 2;
+
 /// The most values of a bucket read one by one; a bucket holding more is searched from where its low bits put them.
 const LINEAR_STEPS: u64 = 4;
 
@@ -451,12 +459,12 @@ impl<'a> Sequence<'a> {
             return Some(run);
         }
         // A crowded bucket (clustered keys) goes on for words of ones only: up to a long stretch's worth passed, a
-        // line of eight words a compare of their AND, then (consecutive keys fill buckets of thousands) its zero-bit
-        // found by its rank.
+        // line of eight words a compare of their AND, then (consecutive keys fill buckets of thousands) its end found
+        // among the counts of zeros.
         let rest = self
             .upper
             .get(usize::try_from(index).ok()?.checked_add(1)?..)?;
-        let near = rest.get(..(CROWDED_BITS / 64) as usize).unwrap_or(rest);
+        let near = rest.get(..WALKED_WORDS).unwrap_or(rest);
         let ones = |w: &[u8; 8]| u64::from_le_bytes(*w) == u64::MAX;
         let passed = 8 * near
             .as_chunks::<8>()
@@ -477,15 +485,59 @@ impl<'a> Sequence<'a> {
                 let next = rest.get(full).map(|w| u64::from_le_bytes(*w))?;
                 Some(run + 64 * full as u64 + u64::from((!next).trailing_zeros()))
             }
-            None => self.crowded_end(bucket)?.checked_sub(pos),
+            None => self.crowded_end(pos, bucket)?.checked_sub(pos),
         }
     }
 
-    /// The position of the zero-bit that ends `bucket`, a crowded one: out of line, as few buckets are.
+    /// The position of the zero-bit that ends `bucket`, a crowded one whose ones run from `pos` through the
+    /// [`WALKED_WORDS`] after its word: the counts after `pos` say `bucket` (the zeros before `pos`) up to the first
+    /// past the bucket's end, found by steps doubling up to [`MAX_COUNT_STEP`] counts from the last count the walk
+    /// passed, then by halves; the zero-bit is then the first in the 1024 bits after the last count that says
+    /// `bucket`. Out of line, as few buckets are.
     #[cold]
     #[inline(never)]
-    fn crowded_end(&self, bucket: u64) -> Option<u64> {
-        self.select_zero(bucket)
+    fn crowded_end(&self, pos: u64, bucket: u64) -> Option<u64> {
+        let counts = self.counts()?;
+        // Modulo 2^16, compared with a count at most `MAX_COUNT_STEP` counts after one known to say `bucket`: the
+        // zeros between them are fewer than 2^16, so an equal count means none.
+        let unmoved = |j: u64| {
+            let count = counts.get(usize::try_from(j).ok()?)?;
+            Some(u16::from_le_bytes(*count) == bucket as u16) // NOTE: modulo 2^16
+        };
+        // The walk passed ones only up to `walked`: the counts from the first after `pos` to the last before `walked`
+        // say `bucket`.
+        let walked = (pos / 64 + 1 + WALKED_WORDS as u64) * 64;
+        let mut unmoved_at = (walked / COUNTED_BITS).max(pos.div_ceil(COUNTED_BITS));
+        if unmoved(unmoved_at) != Some(true) {
+            return self.zero_from(pos, 0); // the vector ends first, or bytes no writer made
+        }
+        let mut step = 1;
+        let mut moved_at = loop {
+            let next = unmoved_at + step;
+            match unmoved(next) {
+                Some(true) => unmoved_at = next,
+                Some(false) => break next,
+                None => break counts.len() as u64, // past the last count: the end is in the vector's last bits
+            }
+            step = (2 * step).min(MAX_COUNT_STEP);
+        };
+        while moved_at - unmoved_at > 1 {
+            let mid = unmoved_at + (moved_at - unmoved_at) / 2;
+            match unmoved(mid)? {
+                true => unmoved_at = mid,
+                false => moved_at = mid,
+            }
+        }
+        self.zero_from(unmoved_at * COUNTED_BITS, 0)
+    }
+
+    /// The counts of zeros, between the upper words and the samples.
+    fn counts(&self) -> Option<&'a [[u8; 2]]> {
+        let counts_at = 8 * (self.layout.lower_words + self.layout.upper_words);
+        let counts = self.bytes.get(
+            usize::try_from(counts_at).ok()?..usize::try_from(self.layout.samples_at()).ok()?,
+        )?;
+        Some(counts.as_chunks::<2>().0)
     }
 
     /// The `i`-th 64-bit word of `array`.
@@ -561,13 +613,7 @@ impl<'a> Sequence<'a> {
         // A count is kept modulo 2^16. Those of the stretch lie from the sampled rank less `COUNTED_BITS` (the first
         // count may be that far before `start`) to the next sampled rank: within 2^16 of `base`.
         let base = (rank - rank % ZEROS_PER_SAMPLE).saturating_sub(COUNTED_BITS);
-        // The counts lie between the upper words and the samples.
-        let counts_at = 8 * (self.layout.lower_words + self.layout.upper_words);
-        let counts = self
-            .bytes
-            .get(usize::try_from(counts_at).ok()?..usize::try_from(self.layout.samples_at()).ok()?)?
-            .as_chunks::<2>()
-            .0;
+        let counts = self.counts()?;
         let zeros_before = |j: u64| {
             let count = counts.get(usize::try_from(j).ok()?)?;
             Some(base + (u64::from(u16::from_le_bytes(*count)).wrapping_sub(base) & 0xffff))
@@ -1018,6 +1064,72 @@ mod tests {
     }
 
     /// The broadword selection agrees with counting bits one by one, on every rank of many words.
+    /// Consecutive values fill buckets of 16,384 (past the words a crowded bucket is walked for): each one's end is
+    /// found among the counts of zeros, beside buckets of every size around the walk's end, past the counts' wrap at
+    /// 2^16 zeros; every bucket's values are counted, and ranges around the crowded ones answer exactly.
+    #[test]
+    fn crowded_buckets_end_where_the_counts_say() {
+        let universe = 1u64 << 32;
+        let mut values: Vec<u64> = (0..20_000u64)
+            .map(|i| crate::math::splitmix64(7, i) % universe)
+            .collect();
+        values.extend((1 << 30)..(1 << 30) + 100_000); // 6 full buckets
+        let walked = 64 * (WALKED_WORDS as u64 + 1);
+        let sizes = [
+            1000,
+            8000,
+            walked - 1,
+            walked,
+            walked + 1,
+            walked + 64,
+            9000,
+            12000,
+            16383,
+        ];
+        for (i, len) in sizes.into_iter().enumerate() {
+            let start = (1 << 29) + ((i as u64) << 16); // a bucket's first value
+            values.extend(start..start + len);
+        }
+        values.sort_unstable();
+        values.dedup();
+        let (layout, bytes) = sequence_bytes(&values, universe);
+        assert_eq!(layout.lower_bits, 14);
+        assert!(layout.buckets > 1 << 16, "{}", layout.buckets);
+        let seq = Sequence::new(&layout, &bytes);
+        let (mut rank, mut first, mut crowded) = (0, 0, 0);
+        for pos in 0..layout.len + layout.buckets {
+            if Sequence::word(seq.upper, pos / 64).unwrap() >> (pos % 64) & 1 == 0 {
+                if pos > first {
+                    assert_eq!(
+                        seq.ones_from(first, rank),
+                        Some(pos - first),
+                        "bucket {rank}"
+                    );
+                    crowded += usize::from(pos - first > walked);
+                }
+                rank += 1;
+                first = pos + 1;
+            }
+        }
+        assert!(crowded >= 9, "{crowded}");
+        for &v in &values {
+            if (v >> 14) % 7 == 0 {
+                assert!(seq.any_in(v, v));
+                assert!(seq.any_in(v.saturating_sub(100), v));
+            }
+        }
+        for (i, len) in sizes.into_iter().enumerate() {
+            let start = (1 << 29) + ((i as u64) << 16);
+            for (lo, hi) in [
+                (start + len, start + 16_383),
+                (start + len - 1, start + len + 9),
+            ] {
+                let expected = values.iter().any(|v| (lo..=hi).contains(v));
+                assert_eq!(seq.any_in(lo, hi), expected, "[{lo}, {hi}]");
+            }
+        }
+    }
+
     #[test]
     fn select_in_word_agrees_with_counting_bits() {
         let words = (0..2000u64).map(|i| {
