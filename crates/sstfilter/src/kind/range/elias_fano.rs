@@ -1063,7 +1063,6 @@ mod tests {
         }
     }
 
-    /// The broadword selection agrees with counting bits one by one, on every rank of many words.
     /// Consecutive values fill buckets of 16,384 (past the words a crowded bucket is walked for): each one's end is
     /// found among the counts of zeros, beside buckets of every size around the walk's end, past the counts' wrap at
     /// 2^16 zeros; every bucket's values are counted, and ranges around the crowded ones answer exactly.
@@ -1130,6 +1129,7 @@ mod tests {
         }
     }
 
+    /// The broadword selection agrees with counting bits one by one, on every rank of many words.
     #[test]
     fn select_in_word_agrees_with_counting_bits() {
         let words = (0..2000u64).map(|i| {
