@@ -76,11 +76,14 @@ impl Slots {
             Slots::Span { first, shift } => k.saturating_sub(*first) >> shift,
             Slots::Ranks { digits, shift } => {
                 let bytes = head_bytes(k);
-                let sum: u32 = digits
+                // Wrapping: the flags never carry (at most 8 in 4 bits), and where every byte is one of the
+                // separators' the number is below `MAX_RANKED`; only the other entries (which go to `between`) can
+                // add past 2^32.
+                let sum = digits
                     .iter()
                     .zip(&bytes)
                     .map(|(digit, &byte)| digit.get(usize::from(byte)).copied().unwrap_or(0))
-                    .sum(); // NOTE: below `MAX_RANKED << FLAG_BITS` plus 8
+                    .fold(0u32, u32::wrapping_add);
                 if (sum & ((1 << FLAG_BITS) - 1)) as usize == digits.len() {
                     u64::from(sum >> FLAG_BITS) >> shift
                 } else {
