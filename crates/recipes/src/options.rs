@@ -189,12 +189,8 @@ impl PartitionLoader for InPlace<'_> {
         Err(())
     }
 
-    fn ask_in_place<Q: PartitionQuestion>(
-        &self,
-        partition: &Partition,
-        question: &Q,
-    ) -> Option<Q::Answer> {
-        Some(question.ask(self.0.get(partition.position)?))
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        Some(question.ask(self.0.get(question.position())?))
     }
 }
 

@@ -723,12 +723,8 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
         Ok(loaded.into())
     }
 
-    fn ask_in_place<Q: PartitionQuestion>(
-        &self,
-        partition: &Partition,
-        question: &Q,
-    ) -> Option<Q::Answer> {
-        let answer = self.partitions.ask(partition.position, question)?;
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        let answer = self.partitions.ask(question.position(), question)?;
         bump(&self.counters.partition_cache_hits);
         Some(answer)
     }

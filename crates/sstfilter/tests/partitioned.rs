@@ -375,8 +375,8 @@ impl PartitionLoader for InPlaceCache {
         Err("asked in place only")
     }
 
-    fn ask_in_place<Q: PartitionQuestion>(&self, p: &Partition, question: &Q) -> Option<Q::Answer> {
-        Some(question.ask(self.0.get(p.position)?))
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        Some(question.ask(self.0.get(question.position())?))
     }
 }
 
@@ -455,6 +455,70 @@ fn no_loader_can_hand_the_reader_unverified_bytes() {
         "{handed_out} of {} may contain",
         others.len()
     );
+}
+
+/// A verified partition answers the index that verified it as that partition without its entry being read (its
+/// stamp); any other index, even over the same bytes, matches it by its entry: a partition verified by another
+/// index, or verified as another index's partition, never answers for this one's keys.
+#[test]
+fn a_partition_verified_by_another_index_is_matched_by_its_entry() {
+    let (a_keys, b_keys) = (keys(20_000, "v"), keys(20_000, "w"));
+    let ((a_parts, a_index), (b_parts, b_index)) = (blocked(4096, &a_keys), blocked(4096, &b_keys));
+    let (a, reopened, b) = (
+        PartitionedFilter::open(&a_index[..]).unwrap(),
+        PartitionedFilter::open(&a_index[..])
+            .unwrap()
+            .with_search_heads(),
+        PartitionedFilter::open(&b_index[..]).unwrap(),
+    );
+    assert!(a.num_partitions() > 3 && b.num_partitions() >= a.num_partitions());
+    // `blocks` verified by `filter` as the partitions `entries` names.
+    let verified_by = |filter: &PartitionedFilter<&[u8]>,
+                       blocks: &[Vec<u8>],
+                       entries: Vec<Partition>| {
+        let verify = |(p, bytes): (&Partition, &Vec<u8>)| filter.verify_partition(p, bytes.clone());
+        entries
+            .iter()
+            .zip(blocks)
+            .map(verify)
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+    };
+    let entries = |filter: &PartitionedFilter<&[u8]>| filter.partitions().collect::<Vec<_>>();
+    // Verified by the same index over the same bytes, opened again: matched by its entry, the same answers.
+    let own = InPlaceCache(verified_by(&a, a_parts.blocks(), entries(&a)));
+    let other_open = InPlaceCache(verified_by(&reopened, a_parts.blocks(), entries(&reopened)));
+    let others: Vec<Vec<u8>> = a_keys.iter().map(|k| [k, &b"~"[..]].concat()).collect();
+    for key in a_keys.iter().chain(&others) {
+        let hash = key_hash(key);
+        assert_eq!(
+            a.lookup(key, hash, &other_open).may_contain(),
+            a.lookup(key, hash, &own).may_contain(),
+            "{key:?}"
+        );
+        assert!(!matches!(
+            a.lookup(key, hash, &other_open),
+            PartitionAnswer::Unavailable { .. }
+        ));
+    }
+    // B's partitions, verified by B, or by A as B's partitions (their bytes are what B's entries say): A refuses
+    // them at every position and loses none of its keys.
+    let by_b = InPlaceCache(verified_by(&b, b_parts.blocks(), entries(&b)));
+    let by_a_as_b = InPlaceCache(verified_by(&a, b_parts.blocks(), entries(&b)));
+    for key in &a_keys {
+        for loader in [&by_b, &by_a_as_b] {
+            assert!(
+                matches!(
+                    a.lookup(key, key_hash(key), loader),
+                    PartitionAnswer::Unavailable {
+                        error: PartitionError::Block(Error::PartitionMismatch { .. }),
+                        ..
+                    }
+                ),
+                "{key:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -19,6 +19,8 @@ pub use builder::{
 };
 pub use reader::{PartitionAnswer, PartitionError, PartitionedFilter};
 
+use core::num::NonZeroU64;
+
 use crate::error::Error;
 use crate::reader::FilterBlock;
 
@@ -56,10 +58,13 @@ pub trait PartitionLoader {
     /// The bytes of `partition`, verified or not.
     fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error>;
 
-    /// Asks `question` of `partition` where the loader holds it verified (a [`VerifiedPartition`] in its cache),
-    /// without handing it out: nothing is copied and no reference count is touched, the fast path of a cache hit.
-    /// `None`, what this default does, when the loader does not hold it: the filter then calls
-    /// [`load`](Self::load). The question checks that it is given the partition it is about.
+    /// Asks `question` of its partition where the loader holds it verified (a [`VerifiedPartition`] in its
+    /// cache), without handing it out: nothing is copied and no reference count is touched, the fast path of a
+    /// cache hit. A cache that keeps a table's partitions by position finds it at
+    /// [`question.position()`](PartitionQuestion::position), which reads nothing; one that keys them otherwise
+    /// reads the index entry with [`question.partition()`](PartitionQuestion::partition). `None`, what this
+    /// default does, when the loader does not hold it: the filter then calls [`load`](Self::load). The question
+    /// checks that it is given the partition it is about.
     ///
     /// ```
     /// use std::collections::HashMap;
@@ -76,8 +81,8 @@ pub trait PartitionLoader {
     ///     fn load(&self, _: &Partition) -> Result<Loaded<&[u8]>, Self::Error> {
     ///         Err("not cached") // a store would read it, verify it and keep it here
     ///     }
-    ///     fn ask_in_place<Q: PartitionQuestion>(&self, p: &Partition, question: &Q) -> Option<Q::Answer> {
-    ///         Some(question.ask(self.0.get(&p.position)?))
+    ///     fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+    ///         Some(question.ask(self.0.get(&question.position())?))
     ///     }
     /// }
     ///
@@ -100,12 +105,8 @@ pub trait PartitionLoader {
     /// ));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn ask_in_place<Q: PartitionQuestion>(
-        &self,
-        partition: &Partition,
-        question: &Q,
-    ) -> Option<Q::Answer> {
-        let _ = (partition, question);
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        let _ = question;
         None
     }
 }
@@ -116,6 +117,13 @@ pub trait PartitionLoader {
 pub trait PartitionQuestion: sealed::Sealed {
     /// What the question returns.
     type Answer;
+
+    /// The position in the index of the partition the question is about, `0..num_partitions`.
+    fn position(&self) -> usize;
+
+    /// The partition the question is about as its index entry names it (the entry is read on each call). `None`
+    /// never happens for a question a filter asks: it only asks about the partitions its index has.
+    fn partition(&self) -> Option<Partition>;
 
     /// The question's answer from `partition`.
     fn ask<B: AsRef<[u8]>>(&self, partition: &VerifiedPartition<B>) -> Self::Answer;
@@ -154,23 +162,23 @@ impl<L: PartitionLoader + ?Sized> PartitionLoader for &L {
         (**self).load(partition)
     }
 
-    fn ask_in_place<Q: PartitionQuestion>(
-        &self,
-        partition: &Partition,
-        question: &Q,
-    ) -> Option<Q::Answer> {
-        (**self).ask_in_place(partition, question)
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        (**self).ask_in_place(question)
     }
 }
 
 /// What a [`PartitionLoader`] hands back: bytes, or a partition verified when it entered the store's cache.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "moved once a load, from the loader to the question; boxing would allocate on every load"
+)]
 pub enum Loaded<B> {
     /// Bytes the filter has not seen verified: it opens them, checks their CRC32 and matches them to the index
     /// entry before they answer, on every load (a pass over the partition each time).
     Bytes(B),
-    /// A partition verified once, where it entered the cache: the filter only matches it to the index entry
-    /// (O(1)) and asks it.
+    /// A partition verified once, where it entered the cache: the filter only matches it to the index (O(1))
+    /// and asks it.
     Verified(VerifiedPartition<B>),
 }
 
@@ -187,12 +195,28 @@ impl<B> From<VerifiedPartition<B>> for Loaded<B> {
 #[derive(Debug, Clone)]
 pub struct VerifiedPartition<B> {
     filter: FilterBlock<B>,
+    /// The index that verified it and as which of its partitions, when that is the partition the index names
+    /// at that position.
+    stamp: Option<Stamp>,
+}
+
+/// An open partition index (the number [`PartitionedFilter::open`] gave it) and one of its positions: a partition
+/// verified there answers that index's questions about that position without its entry being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) index: NonZeroU64,
+    pub(crate) position: usize,
 }
 
 impl<B: AsRef<[u8]>> VerifiedPartition<B> {
     /// Wraps a filter that `verify_partition` opened, verified and matched to its entry.
-    pub(crate) fn new(filter: FilterBlock<B>) -> Self {
-        VerifiedPartition { filter }
+    pub(crate) fn new(filter: FilterBlock<B>, stamp: Option<Stamp>) -> Self {
+        VerifiedPartition { filter, stamp }
+    }
+
+    /// Where it was verified.
+    pub(crate) fn stamp(&self) -> Option<Stamp> {
+        self.stamp
     }
 
     /// The partition's filter block.
@@ -206,6 +230,7 @@ impl<B: AsRef<[u8]>> VerifiedPartition<B> {
     pub fn borrowed(&self) -> VerifiedPartition<&[u8]> {
         VerifiedPartition {
             filter: self.filter.borrowed(),
+            stamp: self.stamp,
         }
     }
 

@@ -1,6 +1,8 @@
 //! Reading a partitioned filter: the pinned index finds a key's partition, the caller's loader brings it.
 
 use core::fmt;
+use core::num::NonZeroU64;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::format::{self, PartitionIndexTag, Trailer, block_checksum};
@@ -12,8 +14,12 @@ use crate::tag::FilterKind;
 use super::index::Layout;
 use super::search::{SeparatorHeads, first_separator_at_least};
 use super::{
-    Loaded, Partition, PartitionLoader, PartitionQuestion, VerifiedPartition, check_identity,
+    Loaded, Partition, PartitionLoader, PartitionQuestion, Stamp, VerifiedPartition, check_identity,
 };
+
+/// The number the last opened index got (none yet: 0): a process never opens 2^64 - 1 of them, so no two indexes
+/// share one.
+static LAST_INDEX: AtomicU64 = AtomicU64::new(0);
 
 /// A partitioned filter, opened over its index block (FORMAT.md, section 8), which it keeps: the partitions are
 /// fetched through a [`PartitionLoader`] when a query needs one.
@@ -70,6 +76,9 @@ pub struct PartitionedFilter<B> {
     heads: Option<SeparatorHeads>,
     trailer: Trailer<PartitionIndexTag>,
     stats: Option<FilterStats>,
+    /// This index's number among those the process opened (its clones share it): what its verified partitions
+    /// are stamped with.
+    id: NonZeroU64,
 }
 
 impl<B> fmt::Debug for PartitionedFilter<B> {
@@ -159,6 +168,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
             heads: None,
             trailer,
             stats: None,
+            id: NonZeroU64::MIN.saturating_add(LAST_INDEX.fetch_add(1, Ordering::Relaxed)),
         })
     }
 
@@ -289,10 +299,11 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
             return PartitionAnswer::PastLastKey;
         };
         let question = ByHash {
-            partition: &partition,
+            index: self,
+            position: partition.position,
             hash,
         };
-        let may_contain = match loader.ask_in_place(&partition, &question) {
+        let may_contain = match loader.ask_in_place(&question) {
             Some(answer) => answer,
             None => match loader.load(&partition) {
                 Ok(Loaded::Bytes(bytes)) => self
@@ -338,7 +349,36 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
             });
         }
         check_identity(partition, &filter)?;
-        Ok(VerifiedPartition::new(filter))
+        // Stamped only as the partition this index has at that position: one verified as another index's partition
+        // matches it by its entry on every question.
+        let stamp = (self.partition(partition.position) == Some(*partition)).then_some(Stamp {
+            index: self.id,
+            position: partition.position,
+        });
+        Ok(VerifiedPartition::new(filter, stamp))
+    }
+
+    /// Whether `verified` is partition `position` of this index: verified by this index as that partition, or,
+    /// verified elsewhere, with the length, stored checksum and key count of its entry.
+    pub(crate) fn holds<T: AsRef<[u8]>>(
+        &self,
+        position: usize,
+        verified: &VerifiedPartition<T>,
+    ) -> Result<()> {
+        if verified.stamp()
+            == Some(Stamp {
+                index: self.id,
+                position,
+            })
+        {
+            return Ok(());
+        }
+        match self.partition(position) {
+            Some(partition) => check_identity(&partition, verified.filter()),
+            None => Err(Error::PartitionMismatch {
+                partition: position as u64,
+            }),
+        }
     }
 
     /// The index block's bytes.
@@ -355,18 +395,27 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
 }
 
 /// "May this partition hold the key of `hash`?", asked of the partition the index names for the key.
-struct ByHash<'a> {
-    partition: &'a Partition,
+struct ByHash<'a, B> {
+    index: &'a PartitionedFilter<B>,
+    position: usize,
     hash: KeyHash,
 }
 
-impl super::sealed::Sealed for ByHash<'_> {}
+impl<B> super::sealed::Sealed for ByHash<'_, B> {}
 
-impl PartitionQuestion for ByHash<'_> {
+impl<B: AsRef<[u8]>> PartitionQuestion for ByHash<'_, B> {
     type Answer = Result<bool>;
 
-    fn ask<B: AsRef<[u8]>>(&self, partition: &VerifiedPartition<B>) -> Result<bool> {
-        check_identity(self.partition, partition.filter())?;
+    fn position(&self) -> usize {
+        self.position
+    }
+
+    fn partition(&self) -> Option<Partition> {
+        self.index.partition(self.position)
+    }
+
+    fn ask<T: AsRef<[u8]>>(&self, partition: &VerifiedPartition<T>) -> Result<bool> {
+        self.index.holds(self.position, partition)?;
         Ok(partition.filter().may_contain_hash(self.hash))
     }
 }

@@ -11,7 +11,6 @@ use crate::hash::{KeyHash, key_hash};
 use crate::kind::range::{self, KeyRange};
 use crate::partitioned::{
     Loaded, Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, VerifiedPartition,
-    check_identity,
 };
 use crate::prefix::{PrefixExtractor, PrefixProbe};
 use crate::reader::FilterBlock;
@@ -233,12 +232,13 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
         probe: &KeyProbe<'_>,
         loader: &L,
     ) -> Answer {
-        // The common case first, as cheap as asking the block itself (this function is inlined, the general
-        // path is not): one block of whole keys, no range filter.
+        // The common cases first, as cheap as asking the block itself (this function is inlined, the general
+        // path is not): one block of whole keys, or partitions, and no range filter.
         let answer = match (&self.point, &self.range) {
             (PointFilter::Block(block), None) if block.holds_whole_keys() => {
                 Answer::from_may_contain(block.may_contain_key_hashed(probe.key, probe.hash))
             }
+            (PointFilter::Partitioned(index), None) => key_in_partitions(index, probe, loader),
             _ => self.key_answer(probe, loader),
         };
         self.count(answer)
@@ -328,7 +328,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
         }
         if let (PointFilter::Partitioned(index), Bound::Included(k) | Bound::Excluded(k)) =
             (&self.point, lower)
-            && partition_of(index, k).is_none()
+            && index.find(k).is_none()
         {
             return self.count(Answer::Absent);
         }
@@ -399,10 +399,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
             PointFilter::None => Answer::Unfiltered(Unfiltered::NoFilter),
             PointFilter::Unusable(_) => Answer::Unfiltered(Unfiltered::Unusable),
             PointFilter::Block(block) => key_in_block(block, probe),
-            PointFilter::Partitioned(index) => match partition_of(index, probe.key) {
-                None => Answer::Absent,
-                Some(partition) => with_partition(index, &partition, loader, probe),
-            },
+            PointFilter::Partitioned(index) => key_in_partitions(index, probe, loader),
         };
         let range = match &self.range {
             None => Answer::Unfiltered(Unfiltered::NoFilter),
@@ -449,8 +446,8 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
                     return Answer::Unfiltered(Unfiltered::TooManyPartitions);
                 }
                 let mut answer = Answer::Absent;
-                for partition in (first..=last).filter_map(|p| index.partition(p)) {
-                    answer = with_partition(index, &partition, loader, &probe);
+                for position in first..=last {
+                    answer = with_partition(index, position, loader, &probe);
                     if answer != Answer::Absent {
                         break;
                     }
@@ -483,32 +480,58 @@ fn key_in_block<T: AsRef<[u8]>>(block: &FilterBlock<T>, probe: &KeyProbe<'_>) ->
     }
 }
 
-/// The partition that can hold `key`, or `None` past the last separator.
-fn partition_of<B: AsRef<[u8]>>(index: &PartitionedFilter<B>, key: &[u8]) -> Option<Partition> {
-    index.partition(index.position_of(key))
+/// A partitioned point filter's answer for a key: its partition's, or "absent" past the last separator.
+#[inline]
+fn key_in_partitions<B: AsRef<[u8]>, L: PartitionLoader + ?Sized>(
+    index: &PartitionedFilter<B>,
+    probe: &KeyProbe<'_>,
+    loader: &L,
+) -> Answer {
+    let position = index.position_of(probe.key);
+    if position < index.num_partitions() {
+        with_partition(index, position, loader, probe)
+    } else {
+        Answer::Absent
+    }
 }
 
-/// `question`'s answer from `partition`: asked in place if `loader` holds the partition, else loaded through
-/// `loader` and verified (unless the loader hands a verified one); [`Unfiltered::Unusable`] if the load or the
-/// checks fail.
+/// `question`'s answer from partition `position` (one the index has): asked in place if `loader` holds the
+/// partition, else loaded.
+#[inline]
 fn with_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized, Q: BlockQuestion>(
     index: &PartitionedFilter<B>,
-    partition: &Partition,
+    position: usize,
     loader: &L,
     question: Q,
 ) -> Answer {
     let question = InPartition {
-        partition,
+        index,
+        position,
         question,
     };
-    if let Some(answer) = loader.ask_in_place(partition, &question) {
-        return answer;
+    match loader.ask_in_place(&question) {
+        Some(answer) => answer,
+        None => load_partition(loader, &question),
     }
-    match loader.load(partition) {
-        Ok(Loaded::Bytes(bytes)) => match index.verify_partition(partition, bytes.as_ref()) {
-            Ok(verified) => question.ask(&verified),
-            Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
-        },
+}
+
+/// `question`'s answer from its partition loaded through `loader` and verified (unless the loader hands a
+/// verified one); [`Unfiltered::Unusable`] if the load or the checks fail.
+#[inline(never)]
+fn load_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized, Q: BlockQuestion>(
+    loader: &L,
+    question: &InPartition<'_, B, Q>,
+) -> Answer {
+    let Some(partition) = question.partition() else {
+        return Answer::Unfiltered(Unfiltered::Unusable);
+    };
+    match loader.load(&partition) {
+        Ok(Loaded::Bytes(bytes)) => {
+            match question.index.verify_partition(&partition, bytes.as_ref()) {
+                Ok(verified) => question.ask(&verified),
+                Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
+            }
+        }
         Ok(Loaded::Verified(verified)) => question.ask(&verified),
         Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
     }
@@ -531,19 +554,28 @@ impl BlockQuestion for &PrefixProbe<'_> {
     }
 }
 
-/// A block question for the partition the index names, asked only once the partition given is checked to be it.
-struct InPartition<'a, Q> {
-    partition: &'a Partition,
+/// A block question for partition `position` of `index`, asked only once the partition given is checked to be it.
+struct InPartition<'a, B, Q> {
+    index: &'a PartitionedFilter<B>,
+    position: usize,
     question: Q,
 }
 
-impl<Q> crate::partitioned::sealed::Sealed for InPartition<'_, Q> {}
+impl<B, Q> crate::partitioned::sealed::Sealed for InPartition<'_, B, Q> {}
 
-impl<Q: BlockQuestion> PartitionQuestion for InPartition<'_, Q> {
+impl<B: AsRef<[u8]>, Q: BlockQuestion> PartitionQuestion for InPartition<'_, B, Q> {
     type Answer = Answer;
 
-    fn ask<B: AsRef<[u8]>>(&self, partition: &VerifiedPartition<B>) -> Answer {
-        match check_identity(self.partition, partition.filter()) {
+    fn position(&self) -> usize {
+        self.position
+    }
+
+    fn partition(&self) -> Option<Partition> {
+        self.index.partition(self.position)
+    }
+
+    fn ask<T: AsRef<[u8]>>(&self, partition: &VerifiedPartition<T>) -> Answer {
+        match self.index.holds(self.position, partition) {
             Ok(()) => self.question.ask(partition.filter()),
             Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
         }
