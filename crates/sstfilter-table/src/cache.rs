@@ -256,6 +256,7 @@ impl TablePartitions {
 
     /// `question`'s answer from partition `position`, asked in place under its slot's read lock, if the cache
     /// holds it.
+    #[inline]
     pub(crate) fn ask<Q: PartitionQuestion>(
         &self,
         position: usize,
@@ -265,6 +266,7 @@ impl TablePartitions {
     }
 
     /// Partition `position`'s slot, read-locked, if the cache holds the partition, which is marked as used.
+    #[inline]
     fn hit(&self, position: usize) -> Option<RwLockReadGuard<'_, Option<Box<CachedPartition>>>> {
         let slot = self.slots.slots.get(position)?;
         let held = read(&slot.partition);

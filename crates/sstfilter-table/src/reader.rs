@@ -723,6 +723,7 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
         Ok(loaded.into())
     }
 
+    #[inline]
     fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
         let answer = self.partitions.ask(question.position(), question)?;
         bump(&self.counters.partition_cache_hits);

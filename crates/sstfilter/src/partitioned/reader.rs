@@ -254,6 +254,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
 
     /// The position of the first separator `>= key` (the number of partitions if there is none): the partition
     /// that can hold `key`.
+    #[inline]
     pub(crate) fn position_of(&self, key: &[u8]) -> usize {
         let separator = |position| self.separator(position);
         match &self.heads {

@@ -245,6 +245,7 @@ impl SeparatorHeads {
 
     /// The position of the first separator `>= key` (the number of separators if there is none), where
     /// `separator(i)` gives separator `i` for the compares the heads cannot decide.
+    #[inline]
     pub(crate) fn position_of<'a>(
         &self,
         key: &[u8],

@@ -543,6 +543,7 @@ trait BlockQuestion {
 }
 
 impl BlockQuestion for &KeyProbe<'_> {
+    #[inline]
     fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer {
         key_in_block(block, self)
     }
@@ -574,6 +575,7 @@ impl<B: AsRef<[u8]>, Q: BlockQuestion> PartitionQuestion for InPartition<'_, B, 
         self.index.partition(self.position)
     }
 
+    #[inline]
     fn ask<T: AsRef<[u8]>>(&self, partition: &VerifiedPartition<T>) -> Answer {
         match self.index.holds(self.position, partition) {
             Ok(()) => self.question.ask(partition.filter()),
