@@ -320,6 +320,15 @@ impl<'a> Projection<'a> {
     #[inline]
     pub(crate) fn bounds(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<(u64, u64)> {
         let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
+        // Binary keys (hashes, big-endian integers) as long as the keys: each bound's digits are its bytes, read as
+        // one word, what the general reading below gives them (the padding, if any, reads the 0 past their end).
+        if let (Some(x), Some(y)) = (self.whole_run(lower), self.whole_run(upper)) {
+            let value = |suffix: &[u8]| big_endian(suffix, 0, suffix.len(), suffix.len());
+            return Some((
+                self.lower(x, Digits::Exact(value(x).into()), excluded(lower))?,
+                self.upper(y, Digits::Exact(value(y).into()), excluded(upper))?,
+            ));
+        }
         match (self.bound(lower), self.bound(upper)) {
             // The common case, both bounds after the prefix: their common leading bytes read once.
             (Some(Against::After(x)), Some(Against::After(y))) => {
@@ -343,6 +352,22 @@ impl<'a> Projection<'a> {
                 Some((lo, hi))
             }
         }
+    }
+
+    /// What follows the prefix in `bound`, if the verbatim run takes every position and that is exactly as long
+    /// as the run.
+    #[inline]
+    fn whole_run<'x>(&self, bound: Bound<&'x [u8]>) -> Option<&'x [u8]> {
+        let (Bound::Included(x) | Bound::Excluded(x)) = bound else {
+            return None;
+        };
+        // Without a call to compare no bytes, where there is no prefix.
+        let suffix = match self.prefix {
+            [] => x,
+            prefix => x.strip_prefix(prefix)?,
+        };
+        (self.verbatim.start == 0 && suffix.len() == usize::from(self.verbatim.end))
+            .then_some(suffix)
     }
 
     fn bound<'x>(&self, bound: Bound<&'x [u8]>) -> Option<Against<'x>> {

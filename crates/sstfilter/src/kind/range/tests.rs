@@ -681,57 +681,104 @@ fn verbatim_runs_project_as_reading_one_position_at_a_time() {
     for tail in [1usize, 2, 3, 7, 8] {
         let mut keys: Vec<Vec<u8>> = Vec::new();
         for (i, first) in [3u8, 7, 200].into_iter().enumerate() {
-            // Every value at every tail position, and random tails.
-            keys.extend((0..=255u8).map(|v| [vec![first], vec![v; tail]].concat()));
-            keys.extend((0..300u64).map(|j| {
-                let r = splitmix64(i as u64, j).to_be_bytes();
-                [&[first][..], &r[..tail.min(8)]].concat()
-            }));
+            keys.extend(binary_tails(&[first], tail, i as u64));
         }
-        keys.sort();
-        keys.dedup();
-        let bytes = block(RangePolicy::new(1 << 10, 0.01), &keys);
-        let f = FilterBlock::open(&bytes[..]).unwrap();
-        let KindParams::Range(p) = *f.params() else {
-            panic!("a Range block");
-        };
-        assert_ne!(p.verbatim, Verbatim::NONE, "tail {tail}");
-        let view = View::new(&p, &bytes[..p.payload_len()]).unwrap();
-        let mut one_by_one = view.projection;
-        one_by_one.verbatim = Verbatim::NONE;
-        let mut probes: Vec<Vec<u8>> = keys.iter().step_by(7).cloned().collect();
-        for j in 0..3000u64 {
-            let r = splitmix64(99, j).to_be_bytes();
-            let first = [0u8, 3, 5, 7, 200, 255][(j % 6) as usize];
-            let len = (j as usize / 6) % (tail + 3);
-            probes.push(
-                [
-                    &[first][..],
-                    &r[..len.min(8)],
-                    &vec![r[0]; len.saturating_sub(8)],
-                ]
-                .concat(),
+        let heads: Vec<Vec<u8>> = [0u8, 3, 5, 7, 200, 255].iter().map(|&b| vec![b]).collect();
+        assert_verbatim_run_reads_exactly(keys, &heads, tail, None);
+    }
+}
+
+/// Keys that are all verbatim run after their prefix (hashes, big-endian integers, with or without a prefix): a
+/// bound as long as the keys is read as one word, the rest in the general way; both project as reading one
+/// position at a time does.
+#[test]
+fn keys_all_verbatim_project_as_reading_one_position_at_a_time() {
+    for prefix in [&b""[..], b"t/"] {
+        for tail in [1usize, 3, 8] {
+            let keys = binary_tails(prefix, tail, 5);
+            let heads: Vec<Vec<u8>> = [&b""[..], b"t/", b"t.", b"t0", b"s", b"u", b"t"]
+                .iter()
+                .map(|h| h.to_vec())
+                .collect();
+            assert_verbatim_run_reads_exactly(keys, &heads, tail, Some(true));
+        }
+    }
+}
+
+/// `head` followed by every byte value at every one of `tail` positions, and by random tails.
+fn binary_tails(head: &[u8], tail: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = (0..=255u8)
+        .map(|v| [head, &vec![v; tail]].concat())
+        .collect();
+    keys.extend((0..300u64).map(|j| {
+        let r = splitmix64(seed, j).to_be_bytes();
+        [head, &r[..tail.min(8)]].concat()
+    }));
+    keys
+}
+
+/// A block over `keys` has a verbatim run (from the first position after the prefix, or not, as `whole` says if it
+/// says), and projects every point and bound as reading the positions one by one does: for keys and for probes of
+/// `heads` followed by random bytes of every length up to `tail + 2`.
+fn assert_verbatim_run_reads_exactly(
+    mut keys: Vec<Vec<u8>>,
+    heads: &[Vec<u8>],
+    tail: usize,
+    whole: Option<bool>,
+) {
+    keys.sort();
+    keys.dedup();
+    let bytes = block(RangePolicy::new(1 << 10, 0.01), &keys);
+    let f = FilterBlock::open(&bytes[..]).unwrap();
+    let KindParams::Range(p) = *f.params() else {
+        panic!("a Range block");
+    };
+    assert_ne!(p.verbatim, Verbatim::NONE, "tail {tail}");
+    if let Some(whole) = whole {
+        assert_eq!(
+            p.verbatim.start == 0,
+            whole,
+            "tail {tail}: {:?}",
+            p.verbatim
+        );
+    }
+    let view = View::new(&p, &bytes[..p.payload_len()]).unwrap();
+    let mut one_by_one = view.projection;
+    one_by_one.verbatim = Verbatim::NONE;
+    let mut probes: Vec<Vec<u8>> = keys.iter().step_by(7).cloned().collect();
+    for j in 0..3000u64 {
+        let r = splitmix64(99, j).to_be_bytes();
+        let head = &heads[(j % heads.len() as u64) as usize];
+        let len = (j as usize / heads.len()) % (tail + 3);
+        probes.push(
+            [
+                &head[..],
+                &r[..len.min(8)],
+                &vec![r[0]; len.saturating_sub(8)],
+            ]
+            .concat(),
+        );
+    }
+    for (j, a) in probes.iter().enumerate() {
+        let b = &probes[(j * 31 + 5) % probes.len()];
+        assert_eq!(view.projection.point(a), one_by_one.point(a), "{a:?}");
+        for (lower, upper) in [
+            (Included(&a[..]), Included(&b[..])),
+            (Excluded(&a[..]), Excluded(&b[..])),
+            (Included(&a[..]), Excluded(&b[..])),
+            (Excluded(&a[..]), Included(&b[..])),
+            (Included(&a[..]), Unbounded),
+            (Unbounded, Excluded(&a[..])),
+        ] {
+            assert_eq!(
+                view.projection.bounds(lower, upper),
+                one_by_one.bounds(lower, upper),
+                "tail {tail}: {lower:?} {upper:?}"
             );
         }
-        for (j, a) in probes.iter().enumerate() {
-            let b = &probes[(j * 31 + 5) % probes.len()];
-            assert_eq!(view.projection.point(a), one_by_one.point(a), "{a:?}");
-            for (lower, upper) in [
-                (Included(&a[..]), Included(&b[..])),
-                (Excluded(&a[..]), Excluded(&b[..])),
-                (Included(&a[..]), Unbounded),
-                (Unbounded, Excluded(&a[..])),
-            ] {
-                assert_eq!(
-                    view.projection.bounds(lower, upper),
-                    one_by_one.bounds(lower, upper),
-                    "tail {tail}: {lower:?} {upper:?}"
-                );
-            }
-        }
-        for k in &keys {
-            assert!(f.may_contain(k));
-        }
+    }
+    for k in &keys {
+        assert!(f.may_contain(k));
     }
 }
 
