@@ -809,6 +809,13 @@ static SELECT_IN_BYTE: [[u8; 8]; 256] = {
 mod tests {
     use super::*;
 
+    /// `n` values drawn from `0..universe` by `seed`, in drawing order.
+    fn random_values(seed: u64, n: u64, universe: u64) -> Vec<u64> {
+        (0..n)
+            .map(|i| crate::math::splitmix64(seed, i) % universe)
+            .collect()
+    }
+
     fn sequence_bytes(values: &[u64], universe: u64) -> (Layout, Vec<u8>) {
         let layout = Layout::new(values.len() as u64, universe).unwrap();
         let mut out = Vec::new();
@@ -829,9 +836,7 @@ mod tests {
             (100, 7),
             (1 << 33, 1),
         ] {
-            let mut values: Vec<u64> = (0..n)
-                .map(|i| crate::math::splitmix64(universe, i) % universe)
-                .collect();
+            let mut values = random_values(universe, n, universe);
             values.sort_unstable();
             values.dedup();
             let (layout, bytes) = sequence_bytes(&values, universe);
@@ -895,7 +900,7 @@ mod tests {
         let mut values: Vec<u64> = (5000..9000).filter(|v| v % 7 != 3).collect();
         // Buckets of about a hundred values (one every 5 of 512), searched as spread over their low bits.
         values.extend((20_000..40_000).step_by(5));
-        values.extend((0..300u64).map(|i| crate::math::splitmix64(5, i) % universe));
+        values.extend(random_values(5, 300, universe));
         values.sort_unstable();
         values.dedup();
         let (layout, bytes) = sequence_bytes(&values, universe);
@@ -1005,9 +1010,7 @@ mod tests {
     #[test]
     fn select_zero_finds_every_zero_from_either_sample() {
         let universe = 1u64 << 22;
-        let mut values: Vec<u64> = (0..20_000u64)
-            .map(|i| crate::math::splitmix64(9, i) % universe)
-            .collect();
+        let mut values = random_values(9, 20_000, universe);
         values.extend(1_000_000..1_003_000); // a crowded stretch
         values.sort_unstable();
         values.dedup();
@@ -1030,9 +1033,7 @@ mod tests {
     #[test]
     fn select_zero_finds_every_zero_across_crowded_stretches() {
         let universe = 1u64 << 26;
-        let mut values: Vec<u64> = (0..20_000u64)
-            .map(|i| crate::math::splitmix64(5, i) % universe)
-            .collect();
+        let mut values = random_values(5, 20_000, universe);
         values.extend(30_000_000..30_100_000); // 100,000 consecutive values: buckets of 2^l
         values.extend(60_000_000..60_000_300); // a crowded stretch shorter than a counted block
         values.sort_unstable();
@@ -1069,9 +1070,7 @@ mod tests {
     #[test]
     fn crowded_buckets_end_where_the_counts_say() {
         let universe = 1u64 << 32;
-        let mut values: Vec<u64> = (0..20_000u64)
-            .map(|i| crate::math::splitmix64(7, i) % universe)
-            .collect();
+        let mut values = random_values(7, 20_000, universe);
         values.extend((1 << 30)..(1 << 30) + 100_000); // 6 full buckets
         let walked = 64 * (WALKED_WORDS as u64 + 1);
         let sizes = [
