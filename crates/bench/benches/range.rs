@@ -514,7 +514,7 @@ fn beside_grafite(n: usize, queries: usize) {
                 "non-empty range ℓ = L, ns",
                 "point present, ns",
                 "point absent, ns",
-                "empty range ℓ = L, ours batched (16 a group), ns",
+                "empty range ℓ = L, ours batched, ns",
             ];
             for (name, [a, b]) in names.iter().zip(&times) {
                 row(name, median(a), median(b), median_ratio(a, b));

@@ -294,9 +294,9 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     }
 
     /// [`may_contain_range`](Self::may_contain_range) for each of `ranges`, into `results` (as many as fit): the
-    /// questions of a multi-range scan, or of many scans at once. A Range filter works on a group of ranges at a
-    /// time, finding the codes of each and starting their cache lines on their way before it reads the first, so
-    /// that the memory waits of the group overlap; every answer equals the single question's.
+    /// questions of a multi-range scan, or of many scans at once. A Range filter finds the codes of the next ranges
+    /// and starts their cache lines on their way before it reads a range's, so that each range's memory wait
+    /// overlaps the work on the next ones; every answer equals the single question's.
     ///
     /// ```
     /// use std::ops::Bound::{Excluded, Included};
@@ -322,20 +322,16 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             }
             return;
         };
-        let mut held = [false; range::RANGE_BATCH];
-        for (ranges, results) in ranges
-            .chunks(range::RANGE_BATCH)
-            .zip(results.chunks_mut(range::RANGE_BATCH))
-        {
-            range::may_contain_ranges(p, self.payload(), ranges, &mut held);
-            for (r, &held) in results.iter_mut().zip(&held) {
+        let ranges = ranges.get(..results.len()).unwrap_or(ranges);
+        range::may_contain_ranges(p, self.payload(), ranges, |i, held| {
+            if let Some(r) = results.get_mut(i) {
                 *r = if held {
                     Answer::MayContain
                 } else {
                     Answer::Absent
                 };
             }
-        }
+        });
     }
 
     /// The name of the prefix extractor whose prefixes the block holds, if any.

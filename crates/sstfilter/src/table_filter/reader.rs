@@ -285,33 +285,27 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     }
 
     /// [`may_contain_range`](Self::may_contain_range) for each of `ranges`, into `results` (as many as fit): the
-    /// range filter answers a group of ranges at a time, their cache lines all on their way before it reads the
-    /// first (see [`FilterBlock::may_contain_range_batch`]); each answer, and what the statistics count, equals the
-    /// single question's.
+    /// range filter answers them with the next ranges' cache lines on their way (see
+    /// [`FilterBlock::may_contain_range_batch`]); each answer, and what the statistics count, equals the single
+    /// question's.
     pub fn may_contain_range_batch<L: PartitionLoader + ?Sized>(
         &self,
         ranges: &[KeyRange<'_>],
         loader: &L,
         results: &mut [Answer],
     ) {
-        let mut from_block = [Answer::Absent; range::RANGE_BATCH];
-        for (ranges, results) in ranges
-            .chunks(range::RANGE_BATCH)
-            .zip(results.chunks_mut(range::RANGE_BATCH))
-        {
-            match &self.range {
-                Some(Ok(block)) => block.may_contain_range_batch(ranges, &mut from_block),
-                _ => {
-                    for (answer, &(lower, upper)) in from_block.iter_mut().zip(ranges) {
-                        *answer = self.range_answer(lower, upper);
-                    }
+        // The range filter's answers first (all of them, so that its reads overlap), then each question's.
+        match &self.range {
+            Some(Ok(block)) => block.may_contain_range_batch(ranges, results),
+            _ => {
+                for (result, &(lower, upper)) in results.iter_mut().zip(ranges) {
+                    *result = self.range_answer(lower, upper);
                 }
             }
-            for ((result, &(lower, upper)), &answer) in
-                results.iter_mut().zip(ranges).zip(&from_block)
-            {
-                *result = self.range_question(lower, upper, loader, || answer);
-            }
+        }
+        for (result, &(lower, upper)) in results.iter_mut().zip(ranges) {
+            let from_block = *result;
+            *result = self.range_question(lower, upper, loader, || from_block);
         }
     }
 

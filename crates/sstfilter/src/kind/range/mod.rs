@@ -424,30 +424,10 @@ impl<'a> View<'a> {
         }
     }
 
-    /// Whether a stored code is among `codes`.
+    /// The codes, read in place.
     #[inline]
-    fn holds(&self, codes: &Codes) -> bool {
-        match codes {
-            Codes::Known(answer) => *answer,
-            Codes::Intervals(intervals, len) => {
-                let sequence = Sequence::new(self.layout, self.codes);
-                intervals
-                    .iter()
-                    .take(*len)
-                    .any(|&(start, end)| sequence.any_in(start, end))
-            }
-        }
-    }
-
-    /// Starts fetching the lines [`holds`](Self::holds) will read for `codes`.
-    #[inline]
-    fn prefetch(&self, codes: &Codes) {
-        if let Codes::Intervals(intervals, len) = codes {
-            let sequence = Sequence::new(self.layout, self.codes);
-            for &(start, _) in intervals.iter().take(*len) {
-                sequence.prefetch(start);
-            }
-        }
+    fn sequence(&self) -> Sequence<'a> {
+        Sequence::new(self.layout, self.codes)
     }
 
     /// The codes of the keys between `lower` and `upper`.
@@ -462,7 +442,7 @@ impl<'a> View<'a> {
     fn holds_between(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
         match self.projection.bounds(lower, upper) {
             Some((lo, hi)) => {
-                let sequence = Sequence::new(self.layout, self.codes);
+                let sequence = self.sequence();
                 self.any_code(lo, hi, |start, end| sequence.any_in(start, end))
             }
             None => false, // a bound lies beyond every key
@@ -477,6 +457,30 @@ enum Codes {
     Intervals([(u64, u64); 4], usize),
 }
 
+impl Codes {
+    /// Starts fetching the lines [`held`](Self::held) will read in `sequence`.
+    #[inline]
+    fn prefetch(&self, sequence: &Sequence<'_>) {
+        if let Codes::Intervals(intervals, len) = self {
+            for &(start, _) in intervals.iter().take(*len) {
+                sequence.prefetch(start);
+            }
+        }
+    }
+
+    /// Whether `sequence` holds one of the codes.
+    #[inline]
+    fn held(&self, sequence: &Sequence<'_>) -> bool {
+        match self {
+            Codes::Known(answer) => *answer,
+            Codes::Intervals(intervals, len) => intervals
+                .iter()
+                .take(*len)
+                .any(|&(start, end)| sequence.any_in(start, end)),
+        }
+    }
+}
+
 /// Whether `key` may have been added.
 pub(crate) fn may_contain_key(params: &RangeParams, payload: &[u8], key: &[u8]) -> bool {
     match View::new(params, payload) {
@@ -486,7 +490,7 @@ pub(crate) fn may_contain_key(params: &RangeParams, payload: &[u8], key: &[u8]) 
             Some(v) if v < view.min || v > view.max => false,
             Some(v) => {
                 let c = code(v, params.run_log2(), params.universe);
-                Sequence::new(view.layout, view.codes).any_in(c, c)
+                view.sequence().any_in(c, c)
             }
         },
     }
@@ -511,33 +515,42 @@ pub(crate) fn may_contain_range(
 /// them: the lower and the upper bound.
 pub type KeyRange<'a> = (Bound<&'a [u8]>, Bound<&'a [u8]>);
 
-/// Ranges a batch question works on at a time: their lines are all on their way before the first is read.
-pub(crate) const RANGE_BATCH: usize = 16;
+/// Ranges whose codes a batch question finds, and whose lines it starts on their way, before it reads a range's
+/// codes: each range's wait for its lines then overlaps the work on the next ones, which took about as long as the
+/// wait. Reading further ahead gained nothing, and fetches ahead cost instructions where the codes are in the cache
+/// anyway (BENCHMARKS.md, "Range filters").
+const RANGE_LEAD: usize = 2;
 
-/// Whether any key may lie in each of `ranges` (at most [`RANGE_BATCH`]; an empty range answers `false`), into
-/// `results`: every range's codes are found and their lines started on their way before any is read, so that the
-/// misses of the group overlap.
+/// Whether any key may lie in each of `ranges` (an empty range answers `false`), given to `answer` with the range's
+/// index, in order.
 pub(crate) fn may_contain_ranges(
     params: &RangeParams,
     payload: &[u8],
     ranges: &[KeyRange<'_>],
-    results: &mut [bool],
+    mut answer: impl FnMut(usize, bool),
 ) {
     let Some(view) = View::new(params, payload) else {
-        let answer = params.layout.is_some();
-        for (r, &(lower, upper)) in results.iter_mut().zip(ranges) {
-            *r = answer && !is_empty(lower, upper);
+        let held = params.layout.is_some();
+        for (i, &(lower, upper)) in ranges.iter().enumerate() {
+            answer(i, held && !is_empty(lower, upper));
         }
         return;
     };
-    let mut codes: [Codes; RANGE_BATCH] = core::array::from_fn(|_| Codes::Known(false));
-    for (c, &(lower, upper)) in codes.iter_mut().zip(ranges) {
-        *c = view.codes_between(lower, upper);
-        view.prefetch(c);
-    }
-    // Emptiness last, as for a single question: only where the codes may hold a key.
-    for ((r, c), &(lower, upper)) in results.iter_mut().zip(&codes).zip(ranges) {
-        *r = view.holds(c) && !is_empty(lower, upper);
+    let sequence = view.sequence();
+    // The codes of the range being answered and of those ahead of it, by index modulo their number.
+    let mut ahead: [Codes; RANGE_LEAD + 1] = core::array::from_fn(|_| Codes::Known(false));
+    let slot = |i: usize| i % (RANGE_LEAD + 1);
+    for i in 0..ranges.len() + RANGE_LEAD {
+        if let (Some(&(lower, upper)), Some(codes)) = (ranges.get(i), ahead.get_mut(slot(i))) {
+            *codes = view.codes_between(lower, upper);
+            codes.prefetch(&sequence);
+        }
+        // Emptiness last, as for a single question: only where the codes may hold a key.
+        if let Some(at) = i.checked_sub(RANGE_LEAD)
+            && let (Some(&(lower, upper)), Some(codes)) = (ranges.get(at), ahead.get(slot(at)))
+        {
+            answer(at, codes.held(&sequence) && !is_empty(lower, upper));
+        }
     }
 }
 

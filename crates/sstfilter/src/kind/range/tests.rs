@@ -109,6 +109,68 @@ fn no_range_holding_a_key_is_ever_absent() {
     assert!(questions > 500_000, "{questions}");
 }
 
+/// A batch of any length, its answers fewer or more than its ranges, answers each range it has room for as the
+/// single question does and leaves the answers past its ranges as they were: the ranges it reads ahead of the one
+/// it answers (two) and those at the end of the batch included, and an empty filter's.
+#[test]
+fn a_batch_answers_the_ranges_it_has_room_for_as_single_questions_do() {
+    let keys = integer_keys(2_000, 7);
+    let bytes = integer_block(RangePolicy::new(1 << 8, 0.01), &keys);
+    let empty = block(RangePolicy::new(1 << 8, 0.01), &[]);
+    let filters: Vec<FilterBlock<&[u8]>> = [&bytes[..], &empty]
+        .into_iter()
+        .map(|b| FilterBlock::open(b).unwrap())
+        .collect();
+    // Ranges around stored keys (answered "may contain") and between them, and one with its bounds swapped.
+    let bounds: Vec<([u8; 8], [u8; 8])> = keys
+        .iter()
+        .take(6)
+        .flat_map(|&k| {
+            [
+                (k.saturating_sub(3), k.saturating_add(3)),
+                (k.saturating_add(1), k.saturating_add(200)),
+                (k.saturating_add(5), k.saturating_sub(5)),
+            ]
+        })
+        .map(|(lo, hi)| (lo.to_be_bytes(), hi.to_be_bytes()))
+        .collect();
+    let all: Vec<KeyRange<'_>> = bounds
+        .iter()
+        .map(|(lo, hi)| (Included(&lo[..]), Included(&hi[..])))
+        .collect();
+    for f in &filters {
+        for len in 0..=all.len() {
+            let ranges = &all[..len];
+            for room in [0, len.saturating_sub(1), len, len + 3] {
+                let mut answers = vec![Answer::Unfiltered(crate::Unfiltered::NoFilter); room];
+                f.may_contain_range_batch(ranges, &mut answers);
+                for (i, answer) in answers.iter().enumerate() {
+                    match ranges.get(i) {
+                        Some(&(lower, upper)) => {
+                            assert_eq!(
+                                *answer,
+                                f.may_contain_range(lower, upper),
+                                "{len} ranges, range {i}"
+                            );
+                        }
+                        None => {
+                            assert_eq!(*answer, Answer::Unfiltered(crate::Unfiltered::NoFilter))
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        all.iter()
+            .any(|&(lower, upper)| filters[0].may_contain_range(lower, upper).may_contain())
+    );
+    assert!(
+        all.iter()
+            .any(|&(lower, upper)| !filters[0].may_contain_range(lower, upper).may_contain())
+    );
+}
+
 /// 8-byte big-endian keys (no common prefix beyond what the values share): the projected space is the integers.
 fn integer_keys(n: usize, seed: u64) -> Vec<u64> {
     let mut keys: Vec<u64> = (0..n as u64).map(|i| splitmix64(seed, i)).collect();
