@@ -322,7 +322,10 @@ impl<'a> Projection<'a> {
         let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
         // Binary keys (hashes, big-endian integers) as long as the keys: each bound's digits are its bytes, read as
         // one word, what the general reading below gives them (the padding, if any, reads the 0 past their end).
-        if let (Some(x), Some(y)) = (self.whole_run(lower), self.whole_run(upper)) {
+        // (Where the run does not take every position, no prefix is compared for nothing.)
+        if self.verbatim.start == 0
+            && let (Some(x), Some(y)) = (self.whole_run(lower), self.whole_run(upper))
+        {
             let value = |suffix: &[u8]| big_endian(suffix, 0, suffix.len(), suffix.len());
             return Some((
                 self.lower(x, Digits::Exact(value(x).into()), excluded(lower))?,
