@@ -322,7 +322,7 @@ impl<'a> Projection<'a> {
         let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
         // Binary keys (hashes, big-endian integers) as long as the keys: each bound's digits are its bytes, read as
         // one word, what the general reading below gives them (the padding, if any, reads the 0 past their end).
-        // (Where the run does not take every position, no prefix is compared for nothing.)
+        // The run's start first: where it does not take every position, no prefix is compared for nothing.
         if self.verbatim.start == 0
             && let (Some(x), Some(y)) = (self.whole_run(lower), self.whole_run(upper))
         {
@@ -357,8 +357,8 @@ impl<'a> Projection<'a> {
         }
     }
 
-    /// What follows the prefix in `bound`, if the verbatim run takes every position and that is exactly as long
-    /// as the run.
+    /// What follows the prefix in `bound`, if that is exactly as long as the verbatim run, which must start at the
+    /// first position (the caller checks that once for both bounds).
     #[inline]
     fn whole_run<'x>(&self, bound: Bound<&'x [u8]>) -> Option<&'x [u8]> {
         let (Bound::Included(x) | Bound::Excluded(x)) = bound else {
@@ -369,8 +369,7 @@ impl<'a> Projection<'a> {
             [] => x,
             prefix => x.strip_prefix(prefix)?,
         };
-        (self.verbatim.start == 0 && suffix.len() == usize::from(self.verbatim.end))
-            .then_some(suffix)
+        (suffix.len() == usize::from(self.verbatim.end)).then_some(suffix)
     }
 
     fn bound<'x>(&self, bound: Bound<&'x [u8]>) -> Option<Against<'x>> {
