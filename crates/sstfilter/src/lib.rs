@@ -211,7 +211,8 @@
 //! `sstfilter-cli`, the `sstfilter` command-line tool (`demo`, `inspect`, `calc`).
 
 #![deny(missing_docs)]
-// `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust.
+// `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust, and
+// in `cpu`, whose calls of code compiled for `popcnt` (after asking the CPU) have none either.
 #![deny(unsafe_code)]
 #![warn(unreachable_pub)]
 // The decoding paths must not be able to panic on untrusted bytes. Each exception is one
@@ -230,6 +231,7 @@
 mod aligned;
 mod answer;
 mod builder;
+mod cpu;
 mod error;
 mod format;
 mod hash;

@@ -185,6 +185,7 @@ fn layers_import_downward_only() {
         "math.rs",
         "order.rs",
         "prefetch.rs",
+        "cpu.rs",
         "sizing/rates.rs",
     ] {
         assert!(

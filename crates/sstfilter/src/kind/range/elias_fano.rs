@@ -16,6 +16,7 @@
 //! checksum was not verified) a query may answer wrongly, but it never panics and always terminates. When a read
 //! falls outside the arrays the query answers "may contain".
 
+use crate::cpu::with_popcnt;
 use crate::prefetch::prefetch;
 
 /// One in this many zero-bits of the upper vector is sampled.
@@ -264,8 +265,19 @@ impl<'a> Sequence<'a> {
         }
     }
 
-    /// Whether the smallest value `≥ lo` exists and is `≤ hi`; `None` where the bytes are inconsistent.
+    /// Whether the smallest value `≥ lo` exists and is `≤ hi`; `None` where the bytes are inconsistent. Compiled
+    /// twice: with `popcnt` for CPUs that have it (the select counts bits), and as the target is.
+    #[inline]
     fn successor_at_most(&self, lo: u64, hi: u64) -> Option<bool> {
+        with_popcnt(
+            #[inline(always)]
+            || self.successor_in(lo, hi),
+        )
+    }
+
+    /// [`successor_at_most`](Self::successor_at_most), inlined into each of its two builds.
+    #[inline(always)]
+    fn successor_in(&self, lo: u64, hi: u64) -> Option<bool> {
         let l = self.layout.lower_bits;
         let bucket = lo >> l;
         // The first bit of `bucket`: just past the zero that ends the bucket before it.
@@ -451,6 +463,7 @@ impl<'a> Sequence<'a> {
     }
 
     /// The number of one-bits from `pos`, the first bit of `bucket`, up to the next zero-bit (the bucket's values).
+    #[inline(always)]
     fn ones_from(&self, pos: u64, bucket: u64) -> Option<u64> {
         let (index, shift) = (pos / 64, pos % 64);
         // The bits shifted in at the top are zeros: a run stops at the word's end at the latest.
@@ -597,7 +610,7 @@ impl<'a> Sequence<'a> {
             return self.select_counted(rank, start, end);
         }
         // Past the middle of a sample's stretch the next sample is nearer: counting back from it halves the words
-        // a look-up counts (each a dozen instructions on the default target).
+        // a look-up counts (each a dozen instructions where the CPU lacks `popcnt`).
         if left > ZEROS_PER_SAMPLE / 2 && next.is_some() {
             return self.zero_before(end, ZEROS_PER_SAMPLE - left);
         }
@@ -863,7 +876,19 @@ mod tests {
         }
     }
 
-    /// Every `[lo, hi]` over a small universe answers exactly as the set does.
+    /// [`Sequence::any_in`], checked against the look-up as the target compiles it: on a CPU with `popcnt` the
+    /// question runs the other build of it ([`with_popcnt`]), and both must answer alike.
+    fn any_in_both_builds(seq: &Sequence<'_>, lo: u64, hi: u64) -> bool {
+        let answer = seq.any_in(lo, hi);
+        assert_eq!(
+            seq.successor_in(lo, hi).unwrap_or(true),
+            answer,
+            "[{lo},{hi}]"
+        );
+        answer
+    }
+
+    /// Every `[lo, hi]` over a small universe answers exactly as the set does, in both builds of the look-up.
     #[test]
     fn any_in_is_exact_on_every_interval_of_small_universes() {
         let mut state = 7u64;
@@ -884,7 +909,11 @@ mod tests {
                 for lo in (0..universe).step_by(step as usize) {
                     for hi in lo..universe {
                         let expected = values.iter().any(|&v| (lo..=hi).contains(&v));
-                        assert_eq!(seq.any_in(lo, hi), expected, "u={universe} [{lo},{hi}]");
+                        assert_eq!(
+                            any_in_both_builds(&seq, lo, hi),
+                            expected,
+                            "u={universe} [{lo},{hi}]"
+                        );
                     }
                 }
             }
@@ -892,7 +921,8 @@ mod tests {
     }
 
     /// Clustered values fill buckets with hundreds of values (searched from where their low bits put them): every
-    /// interval's answer is still exact, at every offset inside and around the crowded buckets.
+    /// interval's answer is still exact, at every offset inside and around the crowded buckets, in both builds of the
+    /// look-up.
     #[test]
     fn crowded_buckets_answer_exactly() {
         // Buckets of 512 values (`l = 9`): the dense run below fills one with hundreds.
@@ -927,7 +957,7 @@ mod tests {
             for len in [0u64, 1, 2, 5, 300, 5000] {
                 let hi = (lo + len).min(universe - 1);
                 let expected = values.iter().any(|&v| (lo..=hi).contains(&v));
-                assert_eq!(seq.any_in(lo, hi), expected, "[{lo},{hi}]");
+                assert_eq!(any_in_both_builds(&seq, lo, hi), expected, "[{lo},{hi}]");
             }
         }
     }
@@ -960,9 +990,9 @@ mod tests {
         assert!(layout.samples > 1);
         let seq = Sequence::new(&layout, &bytes);
         for &v in &values {
-            assert!(seq.any_in(v, v));
+            assert!(any_in_both_builds(&seq, v, v));
             if v > 0 && !values.contains(&(v - 1)) {
-                assert!(!seq.any_in(v - 1, v - 1));
+                assert!(!any_in_both_builds(&seq, v - 1, v - 1));
             }
         }
     }

@@ -388,7 +388,7 @@ impl<'a> View<'a> {
 
     /// [`any_code`](Self::any_code) for the codes of `run` at offsets `from ..= to` (below `2^t ≤ r`): one interval,
     /// or two if they pass `r − 1` and wrap to 0.
-    #[inline]
+    #[inline(always)]
     fn any_in_run(
         &self,
         run: u64,

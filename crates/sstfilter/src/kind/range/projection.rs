@@ -19,6 +19,7 @@
 use core::cmp::Ordering;
 use core::ops::Bound;
 
+use crate::cpu::with_popcnt;
 use crate::math::{fastrange64, splitmix64};
 use crate::order::compare;
 
@@ -179,14 +180,14 @@ impl<'a> Projection<'a> {
     }
 
     /// The digits of `suffix` (the bytes after the prefix, zero-padded).
-    #[inline]
+    #[inline(always)]
     fn digits(&self, suffix: &[u8]) -> Digits {
         Self::finish(self.steps(suffix, 0, MAX_POSITIONS, 0))
     }
 
     /// The digits of two suffixes, their common leading bytes read once: the two bounds of a short range share all
     /// but their last few.
-    #[inline]
+    #[inline(always)]
     fn digit_pair(&self, a: &[u8], b: &[u8]) -> (Digits, Digits) {
         // Only the positions before the verbatim run: past it a reading costs the same shared or not.
         let common = a
@@ -332,6 +333,23 @@ impl<'a> Projection<'a> {
                 self.upper(y, Digits::Exact(value(y).into()), excluded(upper))?,
             ));
         }
+        // The other keys' bounds are read position by position, a count of bits each: in the build with `popcnt`
+        // where the CPU has it.
+        with_popcnt(
+            #[inline(always)]
+            || self.bounds_read(lower, upper),
+        )
+    }
+
+    /// [`bounds`](Self::bounds) of keys other than binary ones as long as the keys, read position by position (in
+    /// the build the caller is in: the tests call it to check the target's build against the one with `popcnt`).
+    #[inline(always)]
+    pub(super) fn bounds_read(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> Option<(u64, u64)> {
+        let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
         match (self.bound(lower), self.bound(upper)) {
             // The common case, both bounds after the prefix: their common leading bytes read once.
             (Some(Against::After(x)), Some(Against::After(y))) => {

@@ -767,6 +767,17 @@ fn keys_all_verbatim_project_as_reading_one_position_at_a_time() {
     }
 }
 
+/// `keys` sorted and deduplicated, and a block over them for ranges of 2^10 at 1 %, with its parameters as opened.
+fn sorted_block(keys: &mut Vec<Vec<u8>>) -> (Vec<u8>, RangeParams) {
+    keys.sort();
+    keys.dedup();
+    let bytes = block(RangePolicy::new(1 << 10, 0.01), keys);
+    let KindParams::Range(p) = *FilterBlock::open(&bytes[..]).unwrap().params() else {
+        panic!("a Range block");
+    };
+    (bytes, p)
+}
+
 /// `head` followed by every byte value at every one of `tail` positions, and by random tails.
 fn binary_tails(head: &[u8], tail: usize, seed: u64) -> Vec<Vec<u8>> {
     let mut keys: Vec<Vec<u8>> = (0..=255u8)
@@ -788,13 +799,8 @@ fn assert_verbatim_run_reads_exactly(
     tail: usize,
     whole: Option<bool>,
 ) {
-    keys.sort();
-    keys.dedup();
-    let bytes = block(RangePolicy::new(1 << 10, 0.01), &keys);
+    let (bytes, p) = sorted_block(&mut keys);
     let f = FilterBlock::open(&bytes[..]).unwrap();
-    let KindParams::Range(p) = *f.params() else {
-        panic!("a Range block");
-    };
     assert_ne!(p.verbatim, Verbatim::NONE, "tail {tail}");
     if let Some(whole) = whole {
         assert_eq!(
@@ -842,6 +848,73 @@ fn assert_verbatim_run_reads_exactly(
     for k in &keys {
         assert!(f.may_contain(k));
     }
+}
+
+/// A range's bounds are read in the build with `popcnt` where the CPU has it
+/// ([`with_popcnt`](crate::cpu::with_popcnt)), and that build and the one the target compiles agree: on every pair
+/// of bounds over a small universe of strings, and on decimal and text keys, whose positions have alphabets of a few
+/// values (a count of bits each).
+#[test]
+fn both_builds_of_the_projection_read_bounds_alike() {
+    let strings = universe(b"\x00ab", 3);
+    let decimal: Vec<Vec<u8>> = (0..3000u64)
+        .map(|i| format!("user:{:010}", splitmix64(3, i) % 10_000_000_000).into_bytes())
+        .collect();
+    let text: Vec<Vec<u8>> = (0..3000u64)
+        .map(|i| {
+            let r = splitmix64(4, i).to_le_bytes();
+            r.iter()
+                .take(3 + (r[7] % 6) as usize)
+                .map(|b| b"etaoinshrdlu"[usize::from(b % 12)])
+                .collect()
+        })
+        .collect();
+    let mut pairs = 0;
+    for (mut keys, probes) in [
+        (
+            strings.iter().step_by(3).cloned().collect(),
+            strings.clone(),
+        ),
+        (decimal.clone(), decimal),
+        (text.clone(), text),
+    ] {
+        let (bytes, p) = sorted_block(&mut keys);
+        let view = View::new(&p, &bytes[..p.payload_len()]).unwrap();
+        // Each probe, and each with a byte changed, cut short or extended.
+        let mut probes: Vec<Vec<u8>> = probes
+            .iter()
+            .enumerate()
+            .flat_map(|(j, k)| {
+                let mut changed = k.clone();
+                if let Some(b) = changed.get_mut(j % k.len().max(1)) {
+                    *b = b.wrapping_add(1 + (j % 3) as u8);
+                }
+                [
+                    k.clone(),
+                    changed,
+                    k[..k.len() / 2].to_vec(),
+                    [&k[..], b"0"].concat(),
+                ]
+            })
+            .collect();
+        probes.sort();
+        let bounds: Vec<Bound<&[u8]>> = probes
+            .iter()
+            .flat_map(|p| [Included(&p[..]), Excluded(&p[..])])
+            .chain([Unbounded])
+            .collect();
+        for (j, &lower) in bounds.iter().enumerate() {
+            for &upper in bounds.iter().skip(j).step_by(1 + bounds.len() / 200) {
+                assert_eq!(
+                    view.projection.bounds(lower, upper),
+                    view.projection.bounds_read(lower, upper),
+                    "{lower:?} {upper:?}"
+                );
+                pairs += 1;
+            }
+        }
+    }
+    assert!(pairs > 1_000_000, "{pairs}");
 }
 
 /// The windows [`projection::choose`] takes for `keys` (sorted): each key's first 16 bytes, zero-padded, as two
