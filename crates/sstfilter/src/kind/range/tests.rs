@@ -851,9 +851,9 @@ fn assert_verbatim_run_reads_exactly(
 }
 
 /// A range's bounds are read in the build with `popcnt` where the CPU has it
-/// ([`with_popcnt`](crate::cpu::with_popcnt)), and that build and the one the target compiles agree: on every pair
-/// of bounds over a small universe of strings, and on decimal and text keys, whose positions have alphabets of a few
-/// values (a count of bits each).
+/// ([`with_popcnt`](crate::cpu::with_popcnt)), and that build and the one the target compiles agree: on every
+/// other pair of bounds over a small universe of strings, and on up to 200 upper bounds after each lower bound of
+/// decimal and text keys, whose positions have alphabets of a few values (a count of bits each).
 #[test]
 fn both_builds_of_the_projection_read_bounds_alike() {
     let strings = universe(b"\x00ab", 3);
