@@ -320,7 +320,6 @@ impl<'a> Projection<'a> {
     /// The projected values `[lo, hi]` of the keys between `lower` and `upper`; `None` if no key can be.
     #[inline]
     pub(crate) fn bounds(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Option<(u64, u64)> {
-        let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
         // Binary keys (hashes, big-endian integers) as long as the keys: each bound's digits are its bytes, read as
         // one word, what the general reading below gives them (the padding, if any, reads the 0 past their end).
         // The run's start first: where it does not take every position, no prefix is compared for nothing.
@@ -329,8 +328,8 @@ impl<'a> Projection<'a> {
         {
             let value = |suffix: &[u8]| big_endian(suffix, 0, suffix.len(), suffix.len());
             return Some((
-                self.lower(x, Digits::Exact(value(x).into()), excluded(lower))?,
-                self.upper(y, Digits::Exact(value(y).into()), excluded(upper))?,
+                self.lower(x, Digits::Exact(value(x).into()), is_excluded(lower))?,
+                self.upper(y, Digits::Exact(value(y).into()), is_excluded(upper))?,
             ));
         }
         // The other keys' bounds are read position by position, a count of bits each: in the build with `popcnt`
@@ -349,26 +348,25 @@ impl<'a> Projection<'a> {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
     ) -> Option<(u64, u64)> {
-        let excluded = |bound: Bound<&[u8]>| matches!(bound, Bound::Excluded(_));
         match (self.bound(lower), self.bound(upper)) {
             // The common case, both bounds after the prefix: their common leading bytes read once.
             (Some(Against::After(x)), Some(Against::After(y))) => {
                 let (dx, dy) = self.digit_pair(x, y);
                 Some((
-                    self.lower(x, dx, excluded(lower))?,
-                    self.upper(y, dy, excluded(upper))?,
+                    self.lower(x, dx, is_excluded(lower))?,
+                    self.upper(y, dy, is_excluded(upper))?,
                 ))
             }
             (a, b) => {
                 let lo = match a {
                     None | Some(Against::Below) => 0,
                     Some(Against::Above) => return None,
-                    Some(Against::After(x)) => self.lower(x, self.digits(x), excluded(lower))?,
+                    Some(Against::After(x)) => self.lower(x, self.digits(x), is_excluded(lower))?,
                 };
                 let hi = match b {
                     None | Some(Against::Above) => u64::MAX,
                     Some(Against::Below) => return None,
-                    Some(Against::After(y)) => self.upper(y, self.digits(y), excluded(upper))?,
+                    Some(Against::After(y)) => self.upper(y, self.digits(y), is_excluded(upper))?,
                 };
                 Some((lo, hi))
             }
@@ -469,6 +467,11 @@ fn padding(suffix: &[u8], at: usize, acc: u128) -> Result<u128, u128> {
 /// Whether every byte of `suffix` is projected and it does not end with a zero byte.
 fn strict(suffix: &[u8], positions: usize) -> bool {
     suffix.len() <= positions && suffix.last() != Some(&0)
+}
+
+/// Whether `bound` leaves its key out.
+fn is_excluded(bound: Bound<&[u8]>) -> bool {
+    matches!(bound, Bound::Excluded(_))
 }
 
 /// A value in 64 bits (the writer's weights keep every key's below 2^64; corrupt ones saturate).
