@@ -203,12 +203,7 @@ impl<R: ReadAt> Table<R> {
 
     /// Loads the table's filter partitions through its cache.
     fn loader(&self) -> Loader<'_, R> {
-        Loader {
-            source: &self.source,
-            index: self.filter.partitioned_filter(),
-            partitions: &self.partitions,
-            counters: &self.counters,
-        }
+        Loader(self)
     }
 
     /// Every entry whose key starts with `prefix`, in key order, asking the filter first: a table whose filter
@@ -697,12 +692,10 @@ fn filter_error_of(error: &TableError) -> Error {
 }
 
 /// Loads a table's filter partitions through its cache, verifying each one read from the file.
-struct Loader<'a, R> {
-    source: &'a R,
-    index: Option<&'a PartitionedFilter<AlignedBlock>>,
-    partitions: &'a TablePartitions,
-    counters: &'a Counters,
-}
+struct Loader<'a, R>(
+    /// One reference (its source, partition index, cache slots and counters): a lookup passes it in a register.
+    &'a Table<R>,
+);
 
 impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     type Block<'b>
@@ -714,19 +707,21 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     /// A partition the cache does not hold: read, verified once, and kept if the budget allows.
     fn load(&self, partition: &Partition) -> TableResult<Loaded<AlignedBlock>> {
         // The table filter asks for partitions of its partition index only.
-        let Some(index) = self.index else {
+        let Loader(table) = self;
+        let Some(index) = table.filter.partitioned_filter() else {
             return Err(TableError::Filter(Error::Unreadable));
         };
-        bump(&self.counters.partition_loads);
-        let loaded = read_partition(self.source, index, partition, |bytes| bytes)?;
-        self.partitions.keep(partition.position, &loaded);
+        bump(&table.counters.partition_loads);
+        let loaded = read_partition(&table.source, index, partition, |bytes| bytes)?;
+        table.partitions.keep(partition.position, &loaded);
         Ok(loaded.into())
     }
 
     #[inline]
     fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
-        let answer = self.partitions.ask(question.position(), question)?;
-        bump(&self.counters.partition_cache_hits);
+        let Loader(table) = self;
+        let answer = table.partitions.ask(question.position(), question)?;
+        bump(&table.counters.partition_cache_hits);
         Some(answer)
     }
 }

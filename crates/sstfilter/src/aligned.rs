@@ -34,9 +34,10 @@ use core::fmt;
 /// buffer is allocated 63 bytes longer and the block starts at the first aligned byte in it. It never grows, so it
 /// never moves.)
 pub struct AlignedBlock {
+    /// The block from `start` to the end: shortened, never grown, so its bytes stay where they were allocated. A
+    /// view of the block is then one bound checked, on every query of a filter held in one.
     buf: Vec<u8>,
     start: usize,
-    len: usize,
 }
 
 impl AlignedBlock {
@@ -46,14 +47,15 @@ impl AlignedBlock {
     /// A zeroed buffer of `len` bytes, to be filled through [`AsMut::as_mut`].
     #[must_use]
     pub fn zeroed(len: usize) -> Self {
-        let buf = vec![0u8; len.saturating_add(Self::ALIGN - 1)];
+        let mut buf = vec![0u8; len.saturating_add(Self::ALIGN - 1)];
         // `align_offset` may in principle decline (usize::MAX); the block then starts unaligned, which is slower but
         // reads the same.
         let start = match buf.as_ptr().align_offset(Self::ALIGN) {
             offset if offset < Self::ALIGN => offset,
             _ => 0,
         };
-        AlignedBlock { buf, start, len }
+        buf.truncate(start.saturating_add(len));
+        AlignedBlock { buf, start }
     }
 
     /// An aligned copy of `bytes`.
@@ -67,34 +69,31 @@ impl AlignedBlock {
     /// Shortens the block to its first `len` bytes (nothing if it is not longer), keeping its place: for a block
     /// read together with what follows it, such as a table's checksum.
     pub fn truncate(&mut self, len: usize) {
-        self.len = self.len.min(len);
+        self.buf.truncate(self.start.saturating_add(len));
     }
 
     /// Length of the block in bytes.
     #[must_use]
     pub const fn len(&self) -> usize {
-        self.len
+        self.buf.len().saturating_sub(self.start)
     }
 
     /// Whether the block is empty.
     #[must_use]
     pub const fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 }
 
 impl AsRef<[u8]> for AlignedBlock {
     fn as_ref(&self) -> &[u8] {
-        self.buf
-            .get(self.start..self.start + self.len)
-            .unwrap_or_default()
+        self.buf.get(self.start..).unwrap_or_default()
     }
 }
 
 impl AsMut<[u8]> for AlignedBlock {
     fn as_mut(&mut self) -> &mut [u8] {
-        let (start, end) = (self.start, self.start + self.len);
-        self.buf.get_mut(start..end).unwrap_or_default()
+        self.buf.get_mut(self.start..).unwrap_or_default()
     }
 }
 
@@ -116,7 +115,7 @@ impl Eq for AlignedBlock {}
 impl fmt::Debug for AlignedBlock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AlignedBlock")
-            .field("len", &self.len)
+            .field("len", &self.len())
             .finish_non_exhaustive()
     }
 }

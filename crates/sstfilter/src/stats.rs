@@ -38,33 +38,58 @@ pub struct FilterStats(Arc<[Stripe; STRIPES]>);
 /// Copies of the counters, one per group of threads.
 const STRIPES: usize = 8;
 
-/// One copy of the counters, alone in its cache lines (128 bytes: the adjacent-line prefetcher pairs lines).
+/// One copy of the counters, alone in its cache lines (128 bytes: the adjacent-line prefetcher pairs lines),
+/// indexed by [`Counter`].
 #[derive(Debug, Default)]
 #[repr(align(128))]
-struct Stripe {
-    absent: AtomicU64,
-    may_contain: AtomicU64,
-    true_positives: AtomicU64,
-    decode_errors: AtomicU64,
-    unfiltered: AtomicU64,
+struct Stripe([AtomicU64; Counter::COUNT]);
+
+/// What each counter of a [`Stripe`] counts.
+#[derive(Clone, Copy)]
+enum Counter {
+    Absent,
+    MayContain,
+    TruePositives,
+    DecodeErrors,
+    Unfiltered,
+}
+
+impl Counter {
+    const COUNT: usize = 5;
+
+    /// The counter an answer adds to.
+    #[inline]
+    const fn of(answer: Answer) -> Self {
+        match answer {
+            Answer::Absent => Counter::Absent,
+            Answer::MayContain => Counter::MayContain,
+            Answer::Unfiltered(Unfiltered::Unusable) => Counter::DecodeErrors,
+            Answer::Unfiltered(_) => Counter::Unfiltered,
+        }
+    }
 }
 
 /// The stripe of the calling thread: threads take stripes in turn as they first count. (A `const` thread-local,
 /// which needs no lazy-initialisation check on every access.)
 #[inline]
 fn stripe_index() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
     thread_local! {
         static STRIPE: Cell<usize> = const { Cell::new(STRIPES) };
     }
-    STRIPE.with(|stripe| {
-        let mut index = stripe.get();
-        if index == STRIPES {
-            index = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
-            stripe.set(index);
-        }
-        index
+    STRIPE.with(|stripe| match stripe.get() {
+        STRIPES => first_stripe(stripe),
+        index => index,
     })
+}
+
+/// The stripe of a thread counting for the first time, which it keeps.
+#[cold]
+#[inline(never)]
+fn first_stripe(stripe: &Cell<usize>) -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let index = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
+    stripe.set(index);
+    index
 }
 
 impl FilterStats {
@@ -74,70 +99,67 @@ impl FilterStats {
         Self::default()
     }
 
-    /// This thread's copy of the counters.
+    /// Adds one to `counter` in this thread's stripe. Inlined into every lookup that counts, so kept to a few
+    /// instructions: a lookup's length decides how far the next one can start while it waits for memory.
     #[inline]
-    fn stripe(&self) -> &Stripe {
-        let [first, ..] = &*self.0;
-        // `stripe_index` is below STRIPES, so the fallback is never taken.
-        self.0.get(stripe_index()).unwrap_or(first)
+    fn add(&self, counter: Counter) {
+        // `stripe_index` is below STRIPES and the counter below COUNT, so the branch is never taken.
+        if let Some(counter) = self
+            .0
+            .get(stripe_index())
+            .and_then(|stripe| stripe.0.get(counter as usize))
+        {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Records one answer of a filter: `may_contain` false is a read avoided.
     #[inline]
     pub fn record_answer(&self, may_contain: bool) {
-        let stripe = self.stripe();
-        let counter = if may_contain {
-            &stripe.may_contain
-        } else {
-            &stripe.absent
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+        self.record(Answer::from_may_contain(may_contain));
     }
 
     /// Records that the read after a "may contain" answer found the key.
     pub fn record_true_positive(&self) {
-        self.stripe().true_positives.fetch_add(1, Ordering::Relaxed);
+        self.add(Counter::TruePositives);
     }
 
     /// Records a filter that could not be used (it failed to open or verify) and was answered "may contain"
     /// without consulting it. Such answers are not counted by [`record_answer`](Self::record_answer).
     pub fn record_decode_error(&self) {
-        self.stripe().decode_errors.fetch_add(1, Ordering::Relaxed);
+        self.add(Counter::DecodeErrors);
     }
 
     /// Records a question the filter cannot answer by design (prefixes it does not hold, a range asked of a point
     /// filter, no filter of that kind): read the table. Not a decode error and not an answer.
     pub fn record_unfiltered(&self) {
-        self.stripe().unfiltered.fetch_add(1, Ordering::Relaxed);
+        self.add(Counter::Unfiltered);
     }
 
     /// Records `answer` as the store took it: an answer, an unusable filter, or a question it cannot answer. The
     /// one place where a table filter's answers become counts.
+    #[inline]
     pub fn record(&self, answer: Answer) {
-        match answer {
-            Answer::Absent => self.record_answer(false),
-            Answer::MayContain => self.record_answer(true),
-            Answer::Unfiltered(Unfiltered::Unusable) => self.record_decode_error(),
-            Answer::Unfiltered(_) => self.record_unfiltered(),
-        }
+        self.add(Counter::of(answer));
     }
 
     /// The counts so far. Each counter is read on its own (relaxed), so counts taken while lookups run may be a
     /// few lookups apart from each other.
     #[must_use]
     pub fn counts(&self) -> FilterCounts {
-        let sum = |counter: fn(&Stripe) -> &AtomicU64| -> u64 {
+        let sum = |counter: Counter| -> u64 {
             self.0
                 .iter()
-                .map(|stripe| counter(stripe).load(Ordering::Relaxed))
+                .filter_map(|stripe| stripe.0.get(counter as usize))
+                .map(|count| count.load(Ordering::Relaxed))
                 .sum()
         };
         FilterCounts {
-            absent: sum(|s| &s.absent),
-            may_contain: sum(|s| &s.may_contain),
-            true_positives: sum(|s| &s.true_positives),
-            decode_errors: sum(|s| &s.decode_errors),
-            unfiltered: sum(|s| &s.unfiltered),
+            absent: sum(Counter::Absent),
+            may_contain: sum(Counter::MayContain),
+            true_positives: sum(Counter::TruePositives),
+            decode_errors: sum(Counter::DecodeErrors),
+            unfiltered: sum(Counter::Unfiltered),
         }
     }
 }
@@ -207,6 +229,43 @@ mod tests {
         );
         assert_eq!(counts.reads_avoided(), 90);
         assert_eq!(counts.observed_fpr(), Some(0.1)); // 10 false positives among 100 absent keys
+    }
+
+    #[test]
+    fn each_answer_counts_in_its_own_counter() {
+        let stats = FilterStats::new();
+        let unfiltered = [
+            Unfiltered::NoPrefixes,
+            Unfiltered::OtherExtractor,
+            Unfiltered::ScanNotDetermined,
+            Unfiltered::NoWholeKeys,
+            Unfiltered::NoRangeFilter,
+            Unfiltered::NoFilter,
+            Unfiltered::TooManyPartitions,
+        ];
+        // 1 absent, 2 "may contain", 3 unusable, and each other reason once.
+        let answers = [Answer::Absent]
+            .into_iter()
+            .chain([Answer::MayContain; 2])
+            .chain([Answer::Unfiltered(Unfiltered::Unusable); 3])
+            .chain(unfiltered.map(Answer::Unfiltered));
+        for answer in answers {
+            stats.record(answer);
+        }
+        for _ in 0..4 {
+            stats.record_true_positive();
+        }
+        let counts = stats.counts();
+        assert_eq!(
+            (
+                counts.absent,
+                counts.may_contain,
+                counts.decode_errors,
+                counts.unfiltered,
+                counts.true_positives
+            ),
+            (1, 2, 3, unfiltered.len() as u64, 4)
+        );
     }
 
     #[test]
