@@ -294,6 +294,19 @@ fn demo_partitioned_keeps_the_index_resident_and_loads_partitions_within_the_bud
         assert!(at(&small, 4) > 1.0, "with 1 % every lookup loads: {out}");
         // Reads avoided stay those of the full filter: about 1 % of 2 tables.
         assert!(at(&small, 2) < 0.1 && at(&full, 2) < 0.1, "{out}");
+        // Timed in turn over several passes, every lookup of the fully cached partitions a hit.
+        let cached = cells("partitioned, all cached", stream);
+        assert_eq!(at(&cached, 4), 0.0, "{out}");
+        assert_eq!(at(&cached, 3), 2.0, "one hit a table: {out}");
+        let ratio = out
+            .split(&format!("x ({stream})"))
+            .next()
+            .and_then(|before| before.rsplit(' ').next())
+            .and_then(|r| r.parse::<f64>().ok());
+        assert!(
+            ratio.is_some_and(|r| r > 0.0),
+            "no {stream} ratio in:\n{out}"
+        );
     }
 }
 
