@@ -306,7 +306,7 @@ impl SeparatorHeads {
         let slot = usize::try_from(self.slots.of(k))
             .unwrap_or(usize::MAX)
             .min(self.starts.len().saturating_sub(2));
-        let (Some(&start), Some(&end)) = (self.starts.get(slot), self.starts.get(slot + 1)) else {
+        let Some(&[start, end]) = self.starts.get(slot..).and_then(<[u32]>::first_chunk) else {
             return self.len; // no slots: no heads
         };
         let (start, end) = (start as usize, end as usize);
