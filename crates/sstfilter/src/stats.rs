@@ -55,7 +55,8 @@ enum Counter {
 }
 
 impl Counter {
-    const COUNT: usize = 5;
+    /// The number of counters: one past the last.
+    const COUNT: usize = Counter::Unfiltered as usize + 1;
 
     /// The counter an answer adds to.
     #[inline]
