@@ -556,6 +556,48 @@ mod tests {
     }
 
     #[test]
+    fn agrees_on_long_keys_for_every_prefix_length() {
+        // Separators sharing 0 to 9 bytes (a prefix of up to 8 is compared as one head, a longer one byte by
+        // byte), then pseudo-random bytes from a small alphabet (so that heads tie and keys fall on them); keys of
+        // the prefix and 15 to 20 bytes of the same alphabet, the separators themselves extended to 16 bytes, and
+        // keys below and above the prefix.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut byte = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            [0u8, 1, b'm', 0xFE, 0xFF][(state >> 33) as usize % 5]
+        };
+        for shared in 0..=9 {
+            let prefix = vec![b'p'; shared];
+            let mut separators: Vec<Vec<u8>> = (0..300)
+                .map(|i| {
+                    let tail: Vec<u8> = (0..10 + i % 7).map(|_| byte()).collect();
+                    [prefix.as_slice(), &tail].concat()
+                })
+                .collect();
+            // The first and the last differ right after the prefix, so that it is exactly the shared one.
+            separators.push([prefix.as_slice(), &[0u8; 12]].concat());
+            separators.push([prefix.as_slice(), &[0xFFu8; 12]].concat());
+            separators.sort();
+            separators.dedup();
+            let heads = SeparatorHeads::new(separators.iter().map(Vec::as_slice)).unwrap();
+            assert_eq!(heads.common.len(), shared);
+            let mut keys: Vec<Vec<u8>> = (0..3000)
+                .map(|i| (0..15 + i % 6).map(|_| byte()).collect::<Vec<u8>>())
+                .map(|tail| [prefix.as_slice(), &tail].concat())
+                .collect();
+            keys.extend(separators.iter().map(|s| {
+                let mut k = s.clone();
+                k.resize(k.len().max(16), 0);
+                k
+            }));
+            keys.extend([vec![b'o'; 16], vec![b'q'; 16], vec![0xFF; 20]]);
+            check(&separators, &keys);
+        }
+    }
+
+    #[test]
     fn agrees_on_long_shared_prefixes_and_heads_that_tie() {
         // Separators sharing 4 bytes, then equal for 8 more (heads tie), then differing; and ones that end where
         // others go on with zeros.
