@@ -178,18 +178,17 @@ impl<R: ReadAt> Table<R> {
 
     /// The filter's answer for `probe` (counted), then the read it allows.
     fn lookup(&self, probe: &KeyProbe<'_>) -> TableResult<Option<Vec<u8>>> {
-        bump(&self.counters.lookups);
         let answer = self.filter.may_contain_key(probe, &self.loader());
+        // One counter a lookup, its outcome's: the totals are their sums (`TableStats`).
         match answer {
             Answer::Absent => {
-                bump(&self.counters.filter_checks);
                 bump(&self.counters.filter_negatives);
                 return Ok(None);
             }
-            Answer::MayContain => bump(&self.counters.filter_checks),
+            Answer::MayContain => bump(&self.counters.filter_positives),
             Answer::Unfiltered(Unfiltered::Unusable) => bump(&self.counters.filter_unavailable),
             // No filter that answers a key (none at all, or prefixes only without an extractor): a plain read.
-            Answer::Unfiltered(_) => {}
+            Answer::Unfiltered(_) => bump(&self.counters.unfiltered_lookups),
         }
         let found = self.read_value(probe.key())?;
         if answer == Answer::MayContain {

@@ -4,8 +4,17 @@ use core::ops::{AddAssign, Sub};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Declares the counters once: the public snapshot type, its lock-free live counterpart and the arithmetic.
+///
+/// A lookup adds to one live counter, the one of its outcome; the snapshot derives the totals (`derived`, each an
+/// expression over the live counters' values, named as the fields) rather than a lookup adding to them too. Each
+/// add is an atomic read-modify-write of a line every thread asking the table writes (on x86 also a full fence),
+/// and a snapshot of sums is consistent by construction (its lookups are always the sum of their outcomes).
 macro_rules! table_counters {
-    ($($(#[doc = $doc:literal])+ $field:ident,)+) => {
+    (
+        derived { $($(#[doc = $ddoc:literal])+ $derived:ident = $value:expr,)+ }
+        counted { $($(#[doc = $doc:literal])+ $field:ident,)+ }
+        live { $($(#[doc = $ldoc:literal])+ $live:ident,)+ }
+    ) => {
         /// A snapshot of a table's lookup counters ([`Table::stats`](super::Table::stats)).
         ///
         /// Snapshots of several tables add up (`+=`), and the difference of two snapshots of one table (`-`)
@@ -13,6 +22,7 @@ macro_rules! table_counters {
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
         #[non_exhaustive]
         pub struct TableStats {
+            $($(#[doc = $ddoc])+ pub $derived: u64,)+
             $($(#[doc = $doc])+ pub $field: u64,)+
         }
 
@@ -20,16 +30,20 @@ macro_rules! table_counters {
         #[derive(Debug, Default)]
         pub(crate) struct Counters {
             $(pub(crate) $field: AtomicU64,)+
+            $($(#[doc = $ldoc])+ pub(crate) $live: AtomicU64,)+
         }
 
         impl Counters {
             pub(crate) fn snapshot(&self) -> TableStats {
-                TableStats { $($field: self.$field.load(Ordering::Relaxed),)+ }
+                $(let $field = self.$field.load(Ordering::Relaxed);)+
+                $(let $live = self.$live.load(Ordering::Relaxed);)+
+                TableStats { $($derived: $value,)+ $($field,)+ }
             }
         }
 
         impl AddAssign for TableStats {
             fn add_assign(&mut self, other: TableStats) {
+                $(self.$derived += other.$derived;)+
                 $(self.$field += other.$field;)+
             }
         }
@@ -39,43 +53,56 @@ macro_rules! table_counters {
 
             /// Counts per field, saturating at zero.
             fn sub(self, earlier: TableStats) -> TableStats {
-                TableStats { $($field: self.$field.saturating_sub(earlier.$field),)+ }
+                TableStats {
+                    $($derived: self.$derived.saturating_sub(earlier.$derived),)+
+                    $($field: self.$field.saturating_sub(earlier.$field),)+
+                }
             }
         }
     };
 }
 
 table_counters! {
-    /// Calls to `get`.
-    lookups,
-    /// Lookups the filter block answered.
-    filter_checks,
-    /// Lookups the filter answered "absent": each is a data-block read avoided.
-    filter_negatives,
-    /// Lookups on a table whose filter block is corrupt or unreadable, answered "may contain" instead.
-    filter_unavailable,
-    /// Data blocks read from the file (one positioned read each).
-    data_block_reads,
-    /// Lookups the filter answered "may contain" for a key the table does not hold.
-    false_positives,
-    /// Calls to `scan_prefix`.
-    prefix_scans,
-    /// Prefix scans the filter answered "absent": each is a table skipped without a read.
-    prefix_scans_skipped,
-    /// Filter partitions read from the file (a partitioned filter's cache misses).
-    partition_loads,
-    /// Filter partitions found in the partition cache.
-    partition_cache_hits,
-    /// Prefix scans the filter could not answer (no prefixes, another extractor, a scan shorter than the
-    /// extracted prefix, an unusable filter block): the table was read.
-    prefix_scans_unfiltered,
-    /// Calls to `scan_range`.
-    range_scans,
-    /// Range scans the filter answered "absent": each is a table skipped without a read.
-    range_scans_skipped,
-    /// Range scans the filter could not answer (a point filter only, an unusable filter
-    /// block): the table was read.
-    range_scans_unfiltered,
+    derived {
+        /// Calls to `get`.
+        lookups = filter_negatives + filter_positives + filter_unavailable + unfiltered_lookups,
+        /// Lookups the filter block answered.
+        filter_checks = filter_negatives + filter_positives,
+    }
+    counted {
+        /// Lookups the filter answered "absent": each is a data-block read avoided.
+        filter_negatives,
+        /// Lookups on a table whose filter block is corrupt or unreadable, answered "may contain" instead.
+        filter_unavailable,
+        /// Data blocks read from the file (one positioned read each).
+        data_block_reads,
+        /// Lookups the filter answered "may contain" for a key the table does not hold.
+        false_positives,
+        /// Calls to `scan_prefix`.
+        prefix_scans,
+        /// Prefix scans the filter answered "absent": each is a table skipped without a read.
+        prefix_scans_skipped,
+        /// Filter partitions read from the file (a partitioned filter's cache misses).
+        partition_loads,
+        /// Filter partitions found in the partition cache.
+        partition_cache_hits,
+        /// Prefix scans the filter could not answer (no prefixes, another extractor, a scan shorter than the
+        /// extracted prefix, an unusable filter block): the table was read.
+        prefix_scans_unfiltered,
+        /// Calls to `scan_range`.
+        range_scans,
+        /// Range scans the filter answered "absent": each is a table skipped without a read.
+        range_scans_skipped,
+        /// Range scans the filter could not answer (a point filter only, an unusable filter
+        /// block): the table was read.
+        range_scans_unfiltered,
+    }
+    live {
+        /// Lookups the filter answered "may contain".
+        filter_positives,
+        /// Lookups with no filter to answer them (none at all, or prefixes only and no extractor).
+        unfiltered_lookups,
+    }
 }
 
 impl TableStats {
@@ -108,11 +135,9 @@ mod tests {
     #[test]
     fn snapshots_add_and_subtract() {
         let counters = Counters::default();
-        bump(&counters.lookups);
-        bump(&counters.filter_checks);
+        bump(&counters.filter_positives);
         let before = counters.snapshot();
-        bump(&counters.lookups);
-        bump(&counters.filter_checks);
+        bump(&counters.filter_positives);
         bump(&counters.false_positives);
         let after = counters.snapshot();
 
