@@ -100,7 +100,7 @@ table_counters! {
     live {
         /// Lookups the filter answered "may contain".
         filter_positives,
-        /// Lookups with no filter to answer them (none at all, or prefixes only and no extractor).
+        /// Lookups no filter could answer (none at all, or prefixes only, and none for this key): a plain read.
         unfiltered_lookups,
     }
 }
