@@ -5,7 +5,7 @@
 //! few words) and, for keys other than binary ones, in the reading of its bounds (a count a position).
 //! [`with_popcnt`] runs a computation compiled a second time with `popcnt` allowed, when the CPU has it.
 //!
-//! **The second module of the crate allowed `unsafe`** (after `prefetch`): calling a function compiled for an
+//! **A module allowed `unsafe`** (with `prefetch` and BlockedBloom's `avx2`): calling a function compiled for an
 //! instruction the target does not promise is `unsafe` in Rust, because running one on a CPU without it is
 //! undefined. The call is made only after the CPU was asked, by the standard library's detection.
 

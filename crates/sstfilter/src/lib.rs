@@ -211,8 +211,9 @@
 //! `sstfilter-cli`, the `sstfilter` command-line tool (`demo`, `inspect`, `calc`).
 
 #![deny(missing_docs)]
-// `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust, and
-// in `cpu`, whose calls of code compiled for `popcnt` (after asking the CPU) have none either.
+// `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust, in
+// `cpu`, whose calls of code compiled for `popcnt` (after asking the CPU) have none either, and in BlockedBloom's
+// `avx2`, whose call of its query compiled for AVX2 (after asking the CPU) has none.
 #![deny(unsafe_code)]
 #![warn(unreachable_pub)]
 // The decoding paths must not be able to panic on untrusted bytes. Each exception is one

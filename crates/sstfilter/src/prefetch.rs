@@ -1,8 +1,9 @@
 //! Software prefetch: asks the CPU to start fetching a cache line into L1 without waiting for it.
 //!
-//! **One of the two modules of the crate allowed `unsafe`** (with `cpu`): a prefetch instruction cannot fault and
-//! does not change memory, but Rust exposes it only through `unsafe` intrinsics (`_mm_prefetch` on x86_64, inline
-//! assembly on aarch64) on stable. Every other module stays under `deny(unsafe_code)`.
+//! **One of the three modules of the crate allowed `unsafe`** (with `cpu` and BlockedBloom's `avx2`): a prefetch
+//! instruction cannot fault and does not change memory, but Rust exposes it only through `unsafe` intrinsics
+//! (`_mm_prefetch` on x86_64, inline assembly on aarch64) on stable. Every other module stays under
+//! `deny(unsafe_code)`.
 //!
 //! Why a load will not do: the batched queries fetch the cache lines of many keys first and probe them after. A
 //! plain load that misses cannot retire until its line arrives, so a group of touching loads stalls the reorder

@@ -21,6 +21,8 @@
 //! Bits are addressed byte-wise (bit `p` of a block is bit `p % 8` of byte `p / 8`), so the layout is
 //! independent of the host's endianness.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 pub(crate) mod policy;
 
 use super::{
@@ -219,7 +221,8 @@ fn set_key_bits<'a, const K: usize>(
     }
 }
 
-/// The queries for `params` (see [`Query`]): a filter of no blocks contains nothing.
+/// The queries for `params` (see [`Query`]): a filter of no blocks contains nothing; the single query is the
+/// vector one ([`vector_query`]) where the CPU and the probe count allow it, else [`query`].
 pub(crate) fn queries(params: &BlockedBloomParams) -> Queries {
     if params.num_blocks == 0 {
         return CONTAINS_NOTHING;
@@ -231,10 +234,35 @@ pub(crate) fn queries(params: &BlockedBloomParams) -> Queries {
         query_batch
     );
     Queries {
-        single,
+        single: vector_query(params.num_probes).unwrap_or(single),
         prefetch: prefetch_key,
         batch,
     }
+}
+
+/// The single query that tests a key's draws all at once ([`avx2`]), for a filter of `num_probes` probes, where
+/// the CPU has AVX2 and the probes fit one register.
+#[cfg(target_arch = "x86_64")]
+fn vector_query(num_probes: u8) -> Option<Query> {
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        return None;
+    }
+    Some(match num_probes {
+        1 => avx2::query::<1> as Query,
+        2 => avx2::query::<2>,
+        3 => avx2::query::<3>,
+        4 => avx2::query::<4>,
+        5 => avx2::query::<5>,
+        6 => avx2::query::<6>,
+        7 => avx2::query::<7>,
+        _ => return None,
+    })
+}
+
+/// No vector query off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+fn vector_query(_num_probes: u8) -> Option<Query> {
+    None
 }
 
 /// Whether a key with hash `h` may be in the filter whose payload is `payload`, with `K` the probe count of
@@ -417,9 +445,16 @@ mod tests {
             .collect()
     }
 
-    /// A key's bits are exactly its first `K` draws (with repeats collapsed), and both probes (the batch's and the
-    /// single query's) answer "may contain" for its own line and "absent" as soon as any one of those bits is
-    /// cleared.
+    /// The answer of the vector query [`queries`] chooses for `K` probes, asked about `line` as a filter's only
+    /// block; `None` where it chooses none (more probes than a register holds, no AVX2, not x86-64).
+    pub(super) fn vector_answer<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> Option<bool> {
+        let params = KindParams::BlockedBloom(BlockedBloomParams::new(1, K as u8).unwrap());
+        vector_query(K as u8).map(|query| query(&params, line, h))
+    }
+
+    /// A key's bits are exactly its first `K` draws (with repeats collapsed), and every probe (the batch's, the
+    /// single query's, and the vector query's where the CPU has one) answers "may contain" for its own line and
+    /// "absent" as soon as any one of those bits is cleared.
     fn check_key_bits<const K: usize>(h: u64) -> bool {
         let line = built_line::<K>(h);
         let mut want: Vec<usize> = (0..K as u64).map(|j| documented_draw(h, j)).collect();
@@ -428,6 +463,11 @@ mod tests {
         assert_eq!(set_positions(&line), want, "K = {K}, h = {h:#x}");
         assert!(probe_line::<K>(&line, h), "K = {K}, h = {h:#x}");
         assert!(probe_line_halves::<K>(&line, h), "K = {K}, h = {h:#x}");
+        assert_ne!(
+            vector_answer::<K>(&line, h),
+            Some(false),
+            "K = {K}, h = {h:#x}"
+        );
         for &pos in &want {
             let mut cleared = line;
             cleared[pos / 8] ^= 1 << (pos % 8);
@@ -437,6 +477,11 @@ mod tests {
             );
             assert!(
                 !probe_line_halves::<K>(&cleared, h),
+                "K = {K}, h = {h:#x}, bit {pos}"
+            );
+            assert_ne!(
+                vector_answer::<K>(&cleared, h),
+                Some(true),
                 "K = {K}, h = {h:#x}, bit {pos}"
             );
         }
@@ -453,6 +498,8 @@ mod tests {
             check_key_bits::<1>(h);
             check_key_bits::<2>(h);
             check_key_bits::<3>(h);
+            check_key_bits::<4>(h);
+            check_key_bits::<5>(h);
             repeated += usize::from(check_key_bits::<6>(h));
             check_key_bits::<7>(h);
             check_key_bits::<8>(h);

@@ -1,0 +1,174 @@
+//! A key's draws tested all at once with AVX2, where the CPU has it: the single query of a BlockedBloom filter of
+//! up to [`MAX_PROBES`] probes, chosen by [`queries`](super::queries) when the CPU running the code has AVX2.
+//!
+//! The scalar probe ([`probe_line_halves`](super::probe_line_halves)) spends about eight instructions a draw (two
+//! shifts, a mask, a load, a shift by the bit, an and, and the copies x86's two-operand shifts need); here the
+//! seven draws of the first draw word are cut in two variable shifts, their words picked from the line in two
+//! permutes and their bits tested in one `vptest`: about half the instructions of a query, which is what decides
+//! how many queries the CPU keeps in flight on a filter larger than its cache (BENCHMARKS.md 4b, "All the draws
+//! at once"). The answers are the scalar probe's, bit for bit: the tests hold the two to the same lines.
+//!
+//! **A module allowed `unsafe`** (with `prefetch` and `cpu`): calling a function compiled for an instruction set
+//! the target does not promise is `unsafe` in Rust, because running it on a CPU without one is undefined. The one
+//! call here is made after the standard library's detection said the CPU has AVX2.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_and_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
+    _mm256_or_si256, _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_epi64x,
+    _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_slli_epi32, _mm256_slli_epi64, _mm256_sllv_epi32,
+    _mm256_srli_epi32, _mm256_srlv_epi64, _mm256_testc_si256,
+};
+
+use super::{BLOCK_BITS, BLOCK_BYTES, DRAWS_PER_WORD, MIX, cache_line};
+use crate::kind::KindParams;
+
+/// The most probes the vector query tests: the draws of the first draw word, which fit one register of eight
+/// 32-bit lanes with a lane to spare. Filters of more probes keep the scalar query.
+pub(super) const MAX_PROBES: usize = DRAWS_PER_WORD;
+
+/// [`super::query`] with the line probed by [`probe_line`]: for filters of `K` ≤ [`MAX_PROBES`] probes, on a CPU
+/// with AVX2 (asked again on every call, a load and a test of the standard library's cached answer, so that this
+/// function is sound wherever it is called; elsewhere it is the scalar query).
+pub(super) fn query<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[expect(
+            unsafe_code,
+            reason = "a function compiled for AVX2, which the target lacks, has no safe call"
+        )]
+        // SAFETY: `query_enabled` requires nothing but AVX2, which the CPU was just found to have.
+        return unsafe { query_enabled::<K>(params, payload, h) };
+    }
+    super::query::<K>(params, payload, h)
+}
+
+/// [`query`]'s body, compiled for AVX2.
+#[target_feature(enable = "avx2")]
+fn query_enabled<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
+    let KindParams::BlockedBloom(params) = params else {
+        return true;
+    };
+    cache_line(payload, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h))
+}
+
+/// Whether the first `K` draws (`K` ≤ [`MAX_PROBES`]) of the key with hash `h` are all set in `line`: the answer
+/// of [`probe_line_halves`](super::probe_line_halves), without a branch.
+///
+/// The line is read as sixteen little-endian 32-bit words, so that draw `p` is bit `p % 32` of word `p / 32` (the
+/// format's bit `p % 8` of byte `p / 8`, as in the scalar probe's 64-bit words).
+#[target_feature(enable = "avx2")]
+pub(super) fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
+    const {
+        assert!(
+            K <= MAX_PROBES,
+            "the vector probe tests one draw word's draws"
+        );
+    }
+    // Draw `j` is the 9 bits of `h · MIX` from bit 63 − 9j down: the word shifted right by 64 − 9(j + 1). The
+    // first register cuts draws 0 to 3 (in 64-bit lanes, masked to 9 bits), the second draws 4 to 7 (a shift of
+    // 64 gives 0: there is no draw 7 in a word); the second's lanes then move to the upper halves of the first's,
+    // so that the eight 32-bit lanes hold draws 0, 4, 1, 5, 2, 6, 3, 7.
+    let word = _mm256_set1_epi64x(h.wrapping_mul(MIX) as i64);
+    let nine_bits = (BLOCK_BITS - 1) as i32;
+    let first = _mm256_and_si256(
+        _mm256_srlv_epi64(word, _mm256_setr_epi64x(55, 46, 37, 28)),
+        _mm256_set1_epi64x(i64::from(nine_bits)),
+    );
+    let second = _mm256_srlv_epi64(word, _mm256_setr_epi64x(19, 10, 1, 64));
+    let draws = _mm256_and_si256(
+        _mm256_or_si256(first, _mm256_slli_epi64::<32>(second)),
+        _mm256_set1_epi32(nine_bits),
+    );
+    // A lane's bit, or no bit for the lanes of draws past `K` (they then pass the test whatever their word).
+    let tested = |draw: usize| i32::from(draw < K);
+    let lane_bits = _mm256_setr_epi32(
+        tested(0),
+        tested(4),
+        tested(1),
+        tested(5),
+        tested(2),
+        tested(6),
+        tested(3),
+        tested(7),
+    );
+    let bits = _mm256_sllv_epi32(lane_bits, _mm256_and_si256(draws, _mm256_set1_epi32(31)));
+    // Each lane's word: the permutes take the word index modulo 8 from either half of the line, and bit 3 of the
+    // index (moved to the lane's sign bit) chooses the half.
+    let index = _mm256_srli_epi32::<5>(draws);
+    let (low, high) = halves(line);
+    let words = _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, index)),
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high, index)),
+        _mm256_castsi256_ps(_mm256_slli_epi32::<28>(index)),
+    ));
+    // Every tested bit set in its word: `!words & bits` is zero.
+    _mm256_testc_si256(words, bits) != 0
+}
+
+/// The line's two 32-byte halves as registers, from its 64-bit words (one load each once compiled).
+#[target_feature(enable = "avx2")]
+fn halves(line: &[u8; BLOCK_BYTES]) -> (__m256i, __m256i) {
+    let (words, _) = line.as_chunks::<8>();
+    let word = |i: usize| words.get(i).map_or(0, |w| i64::from_le_bytes(*w));
+    (
+        _mm256_setr_epi64x(word(0), word(1), word(2), word(3)),
+        _mm256_setr_epi64x(word(4), word(5), word(6), word(7)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::probe_line_halves;
+    use super::super::tests::vector_answer;
+    use super::*;
+    use crate::math::splitmix64;
+
+    /// The vector query answers as the scalar probe for every probe count it takes, on lines from sparse to full
+    /// (where a key's draws are most often all set, so that both answers come up many times).
+    fn check_against_scalar<const K: usize>() {
+        let (mut present, mut absent) = (0, 0);
+        for i in 0..20_000u64 {
+            // Each byte of the line the or of `density` random bytes: about 1 − 2^−density of its bits set.
+            let density = i % 6;
+            let mut line = [0u8; BLOCK_BYTES];
+            for (at, byte) in line.iter_mut().enumerate() {
+                *byte = (0..density).fold(0, |b, d| b | splitmix64(i, at as u64 * 8 + d) as u8);
+            }
+            if i % 97 == 0 {
+                line = [0xff; BLOCK_BYTES];
+            }
+            let h = splitmix64(i, u64::MAX);
+            let scalar = probe_line_halves::<K>(&line, h);
+            assert_eq!(
+                vector_answer::<K>(&line, h),
+                Some(scalar),
+                "K = {K}, line {i}"
+            );
+            (present, absent) = if scalar {
+                (present + 1, absent)
+            } else {
+                (present, absent + 1)
+            };
+        }
+        assert!(
+            present > 1000 && absent > 1000,
+            "K = {K}: {present} / {absent}"
+        );
+    }
+
+    #[test]
+    fn answers_as_the_scalar_probe() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("skipped: this CPU has no AVX2, so filters keep the scalar query");
+            return;
+        }
+        check_against_scalar::<1>();
+        check_against_scalar::<2>();
+        check_against_scalar::<3>();
+        check_against_scalar::<4>();
+        check_against_scalar::<5>();
+        check_against_scalar::<6>();
+        check_against_scalar::<7>();
+        // Past one draw word the scalar query stays.
+        assert!(super::super::vector_query(8).is_none());
+    }
+}
