@@ -3,8 +3,8 @@
 //!
 //! The scalar probe ([`probe_line_halves`](super::probe_line_halves)) spends about eight instructions a draw (two
 //! shifts, a mask, a load, a shift by the bit, an and, and the copies x86's two-operand shifts need); here the
-//! seven draws of the first draw word are cut in two variable shifts, their words picked from the line in two
-//! permutes and their bits tested in one `vptest`: about half the instructions of a query, which is what decides
+//! seven draws of a draw word are cut in two variable shifts, their words picked from the line in two permutes
+//! and their bits tested in one `vptest`: about half the instructions of a query, which is what decides
 //! how many queries the CPU keeps in flight on a filter larger than its cache (BENCHMARKS.md 4b, "All the draws
 //! at once"). The answers are the scalar probe's, bit for bit: the tests hold the two to the same lines.
 //!
@@ -19,12 +19,12 @@ use core::arch::x86_64::{
     _mm256_srli_epi32, _mm256_srlv_epi64, _mm256_testc_si256,
 };
 
-use super::{BLOCK_BITS, BLOCK_BYTES, DRAWS_PER_WORD, MIX, cache_line};
+use super::{BLOCK_BITS, BLOCK_BYTES, DRAWS_PER_WORD, cache_line, draw_word};
 use crate::kind::KindParams;
 
-/// The most probes the vector query tests: the draws of the first draw word, which fit one register of eight
-/// 32-bit lanes with a lane to spare. Filters of more probes keep the scalar query.
-pub(super) const MAX_PROBES: usize = DRAWS_PER_WORD;
+/// The most probes the vector query tests: the draws of the first two draw words, each word's seven in one
+/// register of eight 32-bit lanes. Filters of more probes (from 31.125 bits/key on) keep the scalar query.
+pub(super) const MAX_PROBES: usize = 2 * DRAWS_PER_WORD;
 
 /// [`super::query`] with the line probed by [`probe_line`]: for filters of `K` ≤ [`MAX_PROBES`] probes, on a CPU
 /// with AVX2 (asked again on every call, a load and a test of the standard library's cached answer, so that this
@@ -51,7 +51,7 @@ fn query_enabled<const K: usize>(params: &KindParams, payload: &[u8], h: u64) ->
 }
 
 /// Whether the first `K` draws (`K` ≤ [`MAX_PROBES`]) of the key with hash `h` are all set in `line`: the answer
-/// of [`probe_line_halves`](super::probe_line_halves), without a branch.
+/// of [`probe_line_halves`](super::probe_line_halves), without a branch on the line.
 ///
 /// The line is read as sixteen little-endian 32-bit words, so that draw `p` is bit `p % 32` of word `p / 32` (the
 /// format's bit `p % 8` of byte `p / 8`, as in the scalar probe's 64-bit words).
@@ -60,14 +60,28 @@ pub(super) fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bo
     const {
         assert!(
             K <= MAX_PROBES,
-            "the vector probe tests one draw word's draws"
+            "the vector probe tests two draw words' draws"
         );
     }
-    // Draw `j` is the 9 bits of `h · MIX` from bit 63 − 9j down: the word shifted right by 64 − 9(j + 1). The
-    // first register cuts draws 0 to 3 (in 64-bit lanes, masked to 9 bits), the second draws 4 to 7 (a shift of
-    // 64 gives 0: there is no draw 7 in a word); the second's lanes then move to the upper halves of the first's,
-    // so that the eight 32-bit lanes hold draws 0, 4, 1, 5, 2, 6, 3, 7.
-    let word = _mm256_set1_epi64x(h.wrapping_mul(MIX) as i64);
+    let (low, high) = halves(line);
+    let first = word_draws_set(low, high, draw_word(h, 0), K.min(DRAWS_PER_WORD));
+    if K <= DRAWS_PER_WORD {
+        return first;
+    }
+    // Past seven probes, the second draw word's too (`K` is a constant: the test above is compiled away).
+    first & word_draws_set(low, high, draw_word(h, 1), K.saturating_sub(DRAWS_PER_WORD))
+}
+
+/// Whether the first `count` (at most 7) draws of the draw word `word` are all set in the line whose halves are
+/// `low` and `high`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn word_draws_set(low: __m256i, high: __m256i, word: u64, count: usize) -> bool {
+    // Draw `j` of a word is its 9 bits from bit 63 − 9j down: the word shifted right by 64 − 9(j + 1). The first
+    // register cuts draws 0 to 3 (in 64-bit lanes, masked to 9 bits), the second draws 4 to 7 (a shift of 64
+    // gives 0: there is no draw 7 in a word); the second's lanes then move to the upper halves of the first's, so
+    // that the eight 32-bit lanes hold draws 0, 4, 1, 5, 2, 6, 3, 7.
+    let word = _mm256_set1_epi64x(word as i64);
     let nine_bits = (BLOCK_BITS - 1) as i32;
     let first = _mm256_and_si256(
         _mm256_srlv_epi64(word, _mm256_setr_epi64x(55, 46, 37, 28)),
@@ -78,8 +92,8 @@ pub(super) fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bo
         _mm256_or_si256(first, _mm256_slli_epi64::<32>(second)),
         _mm256_set1_epi32(nine_bits),
     );
-    // A lane's bit, or no bit for the lanes of draws past `K` (they then pass the test whatever their word).
-    let tested = |draw: usize| i32::from(draw < K);
+    // A lane's bit, or no bit for the lanes of draws past `count` (they then pass the test whatever their word).
+    let tested = |draw: usize| i32::from(draw < count);
     let lane_bits = _mm256_setr_epi32(
         tested(0),
         tested(4),
@@ -94,7 +108,6 @@ pub(super) fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bo
     // Each lane's word: the permutes take the word index modulo 8 from either half of the line, and bit 3 of the
     // index (moved to the lane's sign bit) chooses the half.
     let index = _mm256_srli_epi32::<5>(draws);
-    let (low, high) = halves(line);
     let words = _mm256_castps_si256(_mm256_blendv_ps(
         _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, index)),
         _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high, index)),
@@ -168,7 +181,14 @@ mod tests {
         check_against_scalar::<5>();
         check_against_scalar::<6>();
         check_against_scalar::<7>();
-        // Past one draw word the scalar query stays.
-        assert!(super::super::vector_query(8).is_none());
+        check_against_scalar::<8>();
+        check_against_scalar::<9>();
+        check_against_scalar::<10>();
+        check_against_scalar::<11>();
+        check_against_scalar::<12>();
+        check_against_scalar::<13>();
+        check_against_scalar::<14>();
+        // Past two draw words the scalar query stays.
+        assert!(super::super::vector_query(15).is_none());
     }
 }

@@ -255,6 +255,13 @@ fn vector_query(num_probes: u8) -> Option<Query> {
         5 => avx2::query::<5>,
         6 => avx2::query::<6>,
         7 => avx2::query::<7>,
+        8 => avx2::query::<8>,
+        9 => avx2::query::<9>,
+        10 => avx2::query::<10>,
+        11 => avx2::query::<11>,
+        12 => avx2::query::<12>,
+        13 => avx2::query::<13>,
+        14 => avx2::query::<14>,
         _ => return None,
     })
 }
