@@ -9,8 +9,9 @@
 //! at once"). The answers are the scalar probe's, bit for bit: the tests hold the two to the same lines.
 //!
 //! **A module allowed `unsafe`** (with `prefetch` and `cpu`): calling a function compiled for an instruction set
-//! the target does not promise is `unsafe` in Rust, because running it on a CPU without one is undefined. The one
-//! call here is made after the standard library's detection said the CPU has AVX2.
+//! the target does not promise is `unsafe` in Rust, because running it on a CPU without one is undefined. The two
+//! calls here (the single query's and the batch's) are made after the standard library's detection said the CPU has
+//! AVX2.
 
 use core::arch::x86_64::{
     __m256i, _mm256_and_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
@@ -39,6 +40,42 @@ pub(super) fn query<const K: usize>(params: &KindParams, payload: &[u8], h: u64)
         return unsafe { query_enabled::<K>(params, payload, h) };
     }
     super::query::<K>(params, payload, h)
+}
+
+/// [`super::query_batch`] with each line probed by [`probe_line`], as [`query`] is [`super::query`].
+pub(super) fn query_batch<const K: usize>(
+    params: &KindParams,
+    block: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[expect(
+            unsafe_code,
+            reason = "a function compiled for AVX2, which the target lacks, has no safe call"
+        )]
+        // SAFETY: `query_batch_enabled` requires nothing but AVX2, which the CPU was just found to have.
+        return unsafe { query_batch_enabled::<K>(params, block, hashes, out) };
+    }
+    super::query_batch::<K>(params, block, hashes, out);
+}
+
+/// [`query_batch`]'s body, compiled for AVX2.
+#[target_feature(enable = "avx2")]
+fn query_batch_enabled<const K: usize>(
+    params: &KindParams,
+    block: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    let KindParams::BlockedBloom(params) = params else {
+        out.fill(true);
+        return;
+    };
+    for (answer, &h) in out.iter_mut().zip(hashes) {
+        *answer =
+            cache_line(block, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h));
+    }
 }
 
 /// [`query`]'s body, compiled for AVX2.
@@ -189,6 +226,6 @@ mod tests {
         check_against_scalar::<13>();
         check_against_scalar::<14>();
         // Past two draw words the scalar query stays.
-        assert!(super::super::vector_query(15).is_none());
+        assert!(super::super::vector_queries(15).is_none());
     }
 }

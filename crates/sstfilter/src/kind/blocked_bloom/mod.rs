@@ -222,53 +222,48 @@ fn set_key_bits<'a, const K: usize>(
 }
 
 /// The queries for `params` (see [`Query`]): a filter of no blocks contains nothing; the single query is the
-/// vector one ([`vector_query`]) where the CPU and the probe count allow it, else [`query`].
+/// vector one ([`vector_queries`]) where the CPU and the probe count allow it, else [`query`] (and the batch's
+/// likewise).
 pub(crate) fn queries(params: &BlockedBloomParams) -> Queries {
     if params.num_blocks == 0 {
         return CONTAINS_NOTHING;
     }
-    let (single, batch): (Query, BatchQuery) = select_probes!(
-        params.num_probes,
-        otherwise(MAY_CONTAIN_ALL.single, MAY_CONTAIN_ALL.batch),
-        query,
-        query_batch
-    );
+    let (single, batch): (Query, BatchQuery) =
+        vector_queries(params.num_probes).unwrap_or(select_probes!(
+            params.num_probes,
+            otherwise(MAY_CONTAIN_ALL.single, MAY_CONTAIN_ALL.batch),
+            query,
+            query_batch
+        ));
     Queries {
-        single: vector_query(params.num_probes).unwrap_or(single),
+        single,
         prefetch: prefetch_key,
         batch,
     }
 }
 
-/// The single query that tests a key's draws all at once ([`avx2`]), for a filter of `num_probes` probes, where
-/// the CPU has AVX2 and the probes fit one register.
+/// The queries that test a key's draws all at once ([`avx2`]), single and batched, for a filter of `num_probes`
+/// probes, where the CPU has AVX2 and the probes fit two registers.
 #[cfg(target_arch = "x86_64")]
-fn vector_query(num_probes: u8) -> Option<Query> {
+fn vector_queries(num_probes: u8) -> Option<(Query, BatchQuery)> {
     if !std::arch::is_x86_feature_detected!("avx2") {
         return None;
     }
-    Some(match num_probes {
-        1 => avx2::query::<1> as Query,
-        2 => avx2::query::<2>,
-        3 => avx2::query::<3>,
-        4 => avx2::query::<4>,
-        5 => avx2::query::<5>,
-        6 => avx2::query::<6>,
-        7 => avx2::query::<7>,
-        8 => avx2::query::<8>,
-        9 => avx2::query::<9>,
-        10 => avx2::query::<10>,
-        11 => avx2::query::<11>,
-        12 => avx2::query::<12>,
-        13 => avx2::query::<13>,
-        14 => avx2::query::<14>,
-        _ => return None,
-    })
+    macro_rules! up_to_max_probes {
+        ($($k:literal)+) => {
+            match num_probes {
+                $($k => Some((avx2::query::<$k> as Query, avx2::query_batch::<$k> as BatchQuery)),)+
+                _ => None,
+            }
+        };
+    }
+    // 1 to `avx2::MAX_PROBES`.
+    up_to_max_probes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14)
 }
 
-/// No vector query off x86-64.
+/// No vector queries off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-fn vector_query(_num_probes: u8) -> Option<Query> {
+fn vector_queries(_num_probes: u8) -> Option<(Query, BatchQuery)> {
     None
 }
 
@@ -396,7 +391,8 @@ fn probe_line<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
 /// cache misses in flight at once; the branch is predictable in a stream of mostly misses or mostly hits. A
 /// branch after every draw, as in RocksDB, lost where the line comes from the L3 cache: the mispredicted branches
 /// cost more than they overlap (BENCHMARKS.md 4b). The batched query keeps [`probe_line`]: its lines are in L1 by
-/// then, and a branch could only mispredict.
+/// then, and a branch could only mispredict. Where the CPU has AVX2, both queries of a filter of up to 14 probes
+/// use the vector probe of the `avx2` module instead, which tests every draw at once.
 #[inline(always)]
 fn probe_line_halves<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> bool {
     let half = K.div_ceil(2);
@@ -452,11 +448,18 @@ mod tests {
             .collect()
     }
 
-    /// The answer of the vector query [`queries`] chooses for `K` probes, asked about `line` as a filter's only
-    /// block; `None` where it chooses none (more probes than a register holds, no AVX2, not x86-64).
+    /// The answer of the vector queries [`queries`] chooses for `K` probes (the single one's, checked equal to
+    /// the batch's), asked about `line` as a filter's only block; `None` where it chooses none (more probes than
+    /// two registers hold, no AVX2, not x86-64).
     pub(super) fn vector_answer<const K: usize>(line: &[u8; BLOCK_BYTES], h: u64) -> Option<bool> {
         let params = KindParams::BlockedBloom(BlockedBloomParams::new(1, K as u8).unwrap());
-        vector_query(K as u8).map(|query| query(&params, line, h))
+        vector_queries(K as u8).map(|(single, batch)| {
+            let mut batched = [false; 3];
+            batch(&params, line, &[h, h, h], &mut batched);
+            let answer = single(&params, line, h);
+            assert_eq!(batched, [answer; 3], "K = {K}, h = {h:#x}");
+            answer
+        })
     }
 
     /// A key's bits are exactly its first `K` draws (with repeats collapsed), and every probe (the batch's, the
