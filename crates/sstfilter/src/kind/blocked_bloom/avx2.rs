@@ -20,7 +20,7 @@ use core::arch::x86_64::{
     _mm256_srli_epi32, _mm256_srlv_epi64, _mm256_testc_si256,
 };
 
-use super::{BLOCK_BITS, BLOCK_BYTES, DRAWS_PER_WORD, cache_line, draw_word};
+use super::{BLOCK_BITS, BLOCK_BYTES, DRAWS_PER_WORD, draw_word, query_batch_by, query_by};
 use crate::kind::KindParams;
 
 /// The most probes the vector query tests: the draws of the first two draw words, each word's seven in one
@@ -68,23 +68,17 @@ fn query_batch_enabled<const K: usize>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    let KindParams::BlockedBloom(params) = params else {
-        out.fill(true);
-        return;
-    };
-    for (answer, &h) in out.iter_mut().zip(hashes) {
-        *answer =
-            cache_line(block, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h));
-    }
+    // The closure is compiled for AVX2 as the function it is written in.
+    query_batch_by(params, block, hashes, out, |line, h| {
+        probe_line::<K>(line, h)
+    });
 }
 
 /// [`query`]'s body, compiled for AVX2.
 #[target_feature(enable = "avx2")]
 fn query_enabled<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
-    let KindParams::BlockedBloom(params) = params else {
-        return true;
-    };
-    cache_line(payload, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h))
+    // The closure is compiled for AVX2 as the function it is written in.
+    query_by(params, payload, h, |line, h| probe_line::<K>(line, h))
 }
 
 /// Whether the first `K` draws (`K` ≤ [`MAX_PROBES`]) of the key with hash `h` are all set in `line`: the answer

@@ -280,10 +280,21 @@ fn vector_queries(_num_probes: u8) -> Option<(Query, BatchQuery)> {
 /// unaligned block's two cache lines at once), and the compiler scheduled a prefetch after them anyway. The
 /// batched path, which fetches many keys' lines before probing any, is where prefetching pays.
 fn query<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
+    query_by(params, payload, h, probe_line_halves::<K>)
+}
+
+/// A single query's answer with `probe` testing the key's line (the scalar probe or the vector one).
+#[inline(always)]
+fn query_by(
+    params: &KindParams,
+    payload: &[u8],
+    h: u64,
+    probe: impl FnOnce(&[u8; BLOCK_BYTES], u64) -> bool,
+) -> bool {
     let KindParams::BlockedBloom(params) = params else {
         return true;
     };
-    cache_line(payload, params.num_blocks, h).is_none_or(|line| probe_line_halves::<K>(line, h))
+    cache_line(payload, params.num_blocks, h).is_none_or(|line| probe(line, h))
 }
 
 /// Starts fetching the cache line of a key with hash `h` (both ends of its 64 bytes, which straddle two lines when
@@ -305,13 +316,24 @@ fn query_batch<const K: usize>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
+    query_batch_by(params, block, hashes, out, probe_line::<K>);
+}
+
+/// A batch's answers with `probe` testing each key's line (the scalar probe or the vector one).
+#[inline(always)]
+fn query_batch_by(
+    params: &KindParams,
+    block: &[u8],
+    hashes: &[u64],
+    out: &mut [bool],
+    probe: impl Fn(&[u8; BLOCK_BYTES], u64) -> bool,
+) {
     let KindParams::BlockedBloom(params) = params else {
         out.fill(true);
         return;
     };
     for (answer, &h) in out.iter_mut().zip(hashes) {
-        *answer =
-            cache_line(block, params.num_blocks, h).is_none_or(|line| probe_line::<K>(line, h));
+        *answer = cache_line(block, params.num_blocks, h).is_none_or(|line| probe(line, h));
     }
 }
 
