@@ -1,12 +1,14 @@
-//! A key's draws tested all at once with AVX2, where the CPU has it: the single query of a BlockedBloom filter of
-//! up to [`MAX_PROBES`] probes, chosen by [`queries`](super::queries) when the CPU running the code has AVX2.
+//! A key's draws tested all at once with AVX2, where the CPU has it: the single and batched queries of a
+//! BlockedBloom filter of up to [`MAX_PROBES`] probes, chosen by [`queries`](super::queries) when the CPU running
+//! the code has AVX2.
 //!
 //! The scalar probe ([`probe_line_halves`](super::probe_line_halves)) spends about eight instructions a draw (two
 //! shifts, a mask, a load, a shift by the bit, an and, and the copies x86's two-operand shifts need); here the
 //! seven draws of a draw word are cut in two variable shifts, their words picked from the line in two permutes
-//! and their bits tested in one `vptest`: about half the instructions of a query, which is what decides
-//! how many queries the CPU keeps in flight on a filter larger than its cache (BENCHMARKS.md 4b, "All the draws
-//! at once"). The answers are the scalar probe's, bit for bit: the tests hold the two to the same lines.
+//! and their bits tested in one `vptest`: about two thirds of the scalar query's instructions and no branch on the
+//! line, which is what decides how many queries the CPU keeps in flight on a filter larger than its cache
+//! (BENCHMARKS.md 4b, "All the draws at once"). The answers are the scalar probe's, bit for bit: the tests hold the
+//! two to the same lines.
 //!
 //! **A module allowed `unsafe`** (with `prefetch` and `cpu`): calling a function compiled for an instruction set
 //! the target does not promise is `unsafe` in Rust, because running it on a CPU without one is undefined. The two
@@ -28,7 +30,7 @@ use crate::kind::KindParams;
 pub(super) const MAX_PROBES: usize = 2 * DRAWS_PER_WORD;
 
 /// [`super::query`] with the line probed by [`probe_line`]: for filters of `K` ≤ [`MAX_PROBES`] probes, on a CPU
-/// with AVX2 (asked again on every call, a load and a test of the standard library's cached answer, so that this
+/// with AVX2 (asked again on every call, two loads and a test of the standard library's cached answer, so that this
 /// function is sound wherever it is called; elsewhere it is the scalar query).
 pub(super) fn query<const K: usize>(params: &KindParams, payload: &[u8], h: u64) -> bool {
     if std::arch::is_x86_feature_detected!("avx2") {
