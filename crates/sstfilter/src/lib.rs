@@ -213,7 +213,7 @@
 #![deny(missing_docs)]
 // `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust, in
 // `cpu`, whose calls of code compiled for `popcnt` (after asking the CPU) have none either, and in BlockedBloom's
-// `avx2`, whose call of its query compiled for AVX2 (after asking the CPU) has none.
+// `avx2`, whose calls of its queries compiled for AVX2 (after asking the CPU) have none.
 #![deny(unsafe_code)]
 #![warn(unreachable_pub)]
 // The decoding paths must not be able to panic on untrusted bytes. Each exception is one
