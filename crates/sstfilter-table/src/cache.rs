@@ -1,13 +1,16 @@
 //! A byte-budgeted cache of filter partitions, shareable by every table of a store.
 //!
 //! A lookup that hits finds its partition by position: each open table keeps a slot per partition
-//! ([`TablePartitions`]), and a hit asks the partition in place under its slot's own read lock. No lock shared by
-//! the whole cache, no hash map, no reference count and no copy of the partition's decoded form is touched on a
-//! hit (each cost a cache miss or a contended line of its own); the shared [`PartitionCache`] only accounts for
-//! the budget and chooses what to evict, on a miss.
+//! ([`TablePartitions`]), and a hit asks the partition in place. No lock shared by the whole cache, no hash map, no
+//! reference count and no copy of the partition's decoded form is touched on a hit (each cost a cache miss or a
+//! contended line of its own); the shared [`PartitionCache`] only accounts for the budget and chooses what to
+//! evict, on a miss. Under a budget a hit holds its slot's own read lock while it asks, so that the partition is
+//! not evicted under it; a cache without a budget never evicts, and its hits take no lock at all.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::sync::{
+    Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError,
+};
 
 use sstfilter::{AlignedBlock, PartitionQuestion, VerifiedPartition};
 
@@ -15,7 +18,9 @@ use sstfilter::{AlignedBlock, PartitionQuestion, VerifiedPartition};
 pub(crate) type CachedPartition = VerifiedPartition<AlignedBlock>;
 
 /// Holds the filter partitions that lookups loaded, up to a budget of bytes, evicting partitions not used
-/// recently (CLOCK, an approximation of least-recently-used whose hits only set a bit).
+/// recently (CLOCK, an approximation of least-recently-used whose hits only set a bit); without a budget
+/// ([`unbounded`](Self::unbounded)), it keeps every partition loaded until its table is dropped, and a lookup then
+/// reads a cached partition without taking a lock.
 ///
 /// One cache may serve every table of a store (clones share it), so the budget bounds the whole store's
 /// resident filter partitions, as a block cache does; each table's partition index stays pinned outside it, and
@@ -53,10 +58,15 @@ struct Entry {
 
 impl Entry {
     /// Empties the entry's slot unless its partition was referenced since the hand last passed (clearing the
-    /// bit) or is in use by a lookup: waiting for a lookup could wait for this very thread.
+    /// bit) or is in use by a lookup: waiting for a lookup could wait for this very thread. A pinned partition
+    /// is never released (only a cache without a budget pins, and it never has to evict).
     fn release(&self) -> bool {
-        let Some(slot) = self.table.slots.get(self.position) else {
-            return true;
+        let slot = match &self.table.slots {
+            Slots::Evictable(slots) => match slots.get(self.position) {
+                Some(slot) => slot,
+                None => return true,
+            },
+            Slots::Pinned(_) => return false,
         };
         if slot.referenced.swap(false, Ordering::Relaxed) {
             return false;
@@ -75,9 +85,67 @@ impl Entry {
 /// One table's partitions in the cache: slot `p` holds partition `p` when it is cached.
 #[derive(Debug)]
 struct TableSlots {
-    slots: Box<[Slot]>,
+    slots: Slots,
     /// Partitions of this table held by the cache (changed under the cache's lock).
     resident: AtomicUsize,
+}
+
+/// A table's slots, as its cache may treat them.
+#[derive(Debug)]
+enum Slots {
+    /// In a cache with a budget, whose partitions may be evicted while a lookup would use them.
+    Evictable(Box<[Slot]>),
+    /// In a cache without a budget, which never evicts: a slot, once filled (under the cache's lock), keeps its
+    /// partition until the table is dropped, so that a hit reads it with a plain load. A read lock costs two atomic
+    /// read-modify-writes a hit, each a full fence on x86 (the loads after it wait for the loads before it).
+    Pinned(Box<[OnceLock<Box<CachedPartition>>]>),
+}
+
+/// A cached partition in use by a lookup: an evictable one under its slot's read lock, a pinned one as it is.
+enum Held<'a> {
+    Locked(RwLockReadGuard<'a, Option<Box<CachedPartition>>>),
+    Pinned(&'a CachedPartition),
+}
+
+impl Held<'_> {
+    /// The partition (always there: [`TablePartitions::hit`] locks only a slot that holds one).
+    #[inline]
+    fn partition(&self) -> Option<&CachedPartition> {
+        match self {
+            Held::Locked(held) => held.as_deref(),
+            Held::Pinned(partition) => Some(partition),
+        }
+    }
+}
+
+impl Slots {
+    /// Whether slot `position` exists and holds no partition.
+    fn is_vacant(&self, position: usize) -> bool {
+        match self {
+            Slots::Evictable(slots) => slots
+                .get(position)
+                .is_some_and(|s| read(&s.partition).is_none()),
+            Slots::Pinned(slots) => slots.get(position).is_some_and(|s| s.get().is_none()),
+        }
+    }
+
+    /// Puts `partition` in slot `position`, which [`is_vacant`](Self::is_vacant) (under the cache's lock).
+    fn fill(&self, position: usize, partition: Box<CachedPartition>) {
+        match self {
+            Slots::Evictable(slots) => {
+                if let Some(slot) = slots.get(position) {
+                    *write(&slot.partition) = Some(partition);
+                    slot.referenced.store(false, Ordering::Relaxed);
+                }
+            }
+            Slots::Pinned(slots) => {
+                if let Some(slot) = slots.get(position) {
+                    // Vacant, and only filled under the cache's lock: the value is set.
+                    let _ = slot.set(partition);
+                }
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -149,10 +217,7 @@ impl PartitionCache {
     fn keep(&self, table: &Arc<TableSlots>, position: usize, partition: &CachedPartition) {
         let mut clock = write(&self.0);
         let len = partition.as_bytes().len();
-        let Some(slot) = table.slots.get(position) else {
-            return;
-        };
-        if len > clock.budget || read(&slot.partition).is_some() {
+        if len > clock.budget || !table.slots.is_vacant(position) {
             return;
         }
         while clock.used.saturating_add(len) > clock.budget {
@@ -160,8 +225,7 @@ impl PartitionCache {
                 return;
             }
         }
-        *write(&slot.partition) = Some(Box::new(partition.clone()));
-        slot.referenced.store(false, Ordering::Relaxed);
+        table.slots.fill(position, Box::new(partition.clone()));
         table.resident.fetch_add(1, Ordering::Relaxed);
         let entry = Some(Entry {
             table: Arc::clone(table),
@@ -222,9 +286,9 @@ impl Clock {
     }
 }
 
-/// A table's partitions in a [`PartitionCache`]: where its lookups find them (a slot per partition, 32 bytes
-/// each, no more than the 32-byte index entry each has, so a table's slots never outgrow its partition index);
-/// dropped with the table, it gives their bytes back to the cache.
+/// A table's partitions in a [`PartitionCache`]: where its lookups find them (a slot per partition, 32 bytes each
+/// under a budget and 16 without, no more than the 32-byte index entry each has, so a table's slots never outgrow
+/// its partition index); dropped with the table, it gives their bytes back to the cache.
 #[derive(Debug)]
 pub(crate) struct TablePartitions {
     slots: Arc<TableSlots>,
@@ -232,14 +296,20 @@ pub(crate) struct TablePartitions {
 }
 
 impl TablePartitions {
-    /// Room for `partitions` partitions in `cache`.
+    /// Room for `partitions` partitions in `cache`: pinned ones if it has no budget.
     pub(crate) fn new(cache: PartitionCache, partitions: usize) -> Self {
-        let slots = (0..partitions)
-            .map(|_| Slot {
-                partition: RwLock::new(None),
-                referenced: AtomicBool::new(false),
-            })
-            .collect();
+        let slots = if cache.budget_bytes() == usize::MAX {
+            Slots::Pinned((0..partitions).map(|_| OnceLock::new()).collect())
+        } else {
+            Slots::Evictable(
+                (0..partitions)
+                    .map(|_| Slot {
+                        partition: RwLock::new(None),
+                        referenced: AtomicBool::new(false),
+                    })
+                    .collect(),
+            )
+        };
         TablePartitions {
             slots: Arc::new(TableSlots {
                 slots,
@@ -254,28 +324,31 @@ impl TablePartitions {
         &self.cache
     }
 
-    /// `question`'s answer from partition `position`, asked in place under its slot's read lock, if the cache
-    /// holds it.
+    /// `question`'s answer from partition `position`, asked in place (under its slot's read lock if it can be
+    /// evicted), if the cache holds it.
     #[inline]
     pub(crate) fn ask<Q: PartitionQuestion>(
         &self,
         position: usize,
         question: &Q,
     ) -> Option<Q::Answer> {
-        Some(question.ask(self.hit(position)?.as_deref()?))
+        Some(question.ask(self.hit(position)?.partition()?))
     }
 
-    /// Partition `position`'s slot, read-locked, if the cache holds the partition, which is marked as used.
+    /// Partition `position`, if the cache holds it: marked as used and read-locked if it can be evicted.
     #[inline]
-    fn hit(&self, position: usize) -> Option<RwLockReadGuard<'_, Option<Box<CachedPartition>>>> {
-        let slot = self.slots.slots.get(position)?;
+    fn hit(&self, position: usize) -> Option<Held<'_>> {
+        let slot = match &self.slots.slots {
+            Slots::Pinned(slots) => return slots.get(position)?.get().map(|p| Held::Pinned(p)),
+            Slots::Evictable(slots) => slots.get(position)?,
+        };
         let held = read(&slot.partition);
         held.as_ref()?;
         // Written once per turn of the hand, so that hits on a hot partition leave its line shared.
         if !slot.referenced.load(Ordering::Relaxed) {
             slot.referenced.store(true, Ordering::Relaxed);
         }
-        Some(held)
+        Some(Held::Locked(held))
     }
 
     /// Keeps a copy of `partition` (just loaded and verified) as partition `position` if the budget allows.
@@ -315,8 +388,10 @@ mod tests {
     }
 
     fn clear_referenced(table: &TablePartitions) {
-        for slot in &table.slots.slots {
-            slot.referenced.store(false, Ordering::Relaxed);
+        if let Slots::Evictable(slots) = &table.slots.slots {
+            for slot in slots {
+                slot.referenced.store(false, Ordering::Relaxed);
+            }
         }
     }
 
@@ -386,6 +461,40 @@ mod tests {
             size_of::<Slot>(),
             32,
             "no more than a partition's index entry"
+        );
+    }
+
+    #[test]
+    fn a_cache_without_a_budget_pins_what_it_keeps_until_its_table_is_dropped() {
+        let cache = PartitionCache::unbounded();
+        let (t0, t1) = (
+            TablePartitions::new(cache.clone(), 3),
+            TablePartitions::new(cache.clone(), 1),
+        );
+        assert!(matches!(t0.slots.slots, Slots::Pinned(_)));
+        let bounded = TablePartitions::new(PartitionCache::new(usize::MAX - 1), 1);
+        assert!(matches!(bounded.slots.slots, Slots::Evictable(_)));
+        t0.keep(1, &block(2));
+        t0.keep(1, &block(1)); // already there: unchanged
+        t0.keep(3, &block(1)); // past the table's partitions: nowhere to keep it
+        t1.keep(0, &block(1));
+        assert_eq!((cache.len(), cache.resident_bytes()), (2, 164 + 100));
+        assert!(t0.hit(0).is_none());
+        let held = t0.hit(1).unwrap();
+        assert!(matches!(held, Held::Pinned(_)));
+        assert_eq!(held.partition().map(|p| p.as_bytes().len()), Some(164));
+        // The hand never takes a pinned partition, whether in use or not.
+        let clock = read(&cache.0);
+        assert!(clock.entries.iter().flatten().all(|entry| !entry.release()));
+        drop(clock);
+        drop(held);
+        assert!(t0.hit(1).is_some() && t1.hit(0).is_some());
+        drop(t0);
+        assert_eq!((cache.len(), cache.resident_bytes()), (1, 100));
+        assert_eq!(
+            size_of::<OnceLock<Box<CachedPartition>>>(),
+            16,
+            "half a partition's index entry"
         );
     }
 }

@@ -248,6 +248,65 @@ fn threads_sharing_a_small_cache_find_every_key_and_keep_the_budget() {
     assert_eq!((cache.resident_bytes(), cache.len()), (0, 0));
 }
 
+/// Threads looking up keys of tables that share a cache without a budget, whose partitions, once kept, are read
+/// without a lock: every stored key is found, every partition is kept once (two threads may load it at once) and
+/// stays, so that lookups after the first pass load nothing, and tables dropped give their bytes back.
+#[test]
+fn threads_sharing_a_cache_without_a_budget_keep_every_partition_once() {
+    let cache = PartitionCache::unbounded();
+    let tables: Vec<(Table<Vec<u8>>, Entries)> = (0..3)
+        .map(|t| {
+            let entries = entries(4_000, &format!("u{t}-"));
+            let options = partitioned(BlockedBloomPolicy::new(10.0), 512, PartitionCuts::Anywhere);
+            let (summary, bytes) = build(&entries, &options);
+            let table =
+                Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
+            (table, entries)
+        })
+        .collect();
+    let pass = || {
+        std::thread::scope(|scope| {
+            for worker in 0..4usize {
+                let tables = &tables;
+                scope.spawn(move || {
+                    for (table, entries) in tables {
+                        let start = worker * 997 % entries.len();
+                        for (k, v) in entries.iter().cycle().skip(start).step_by(3).take(1_500) {
+                            assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
+                            // Just below the key, never past the table's last key: every lookup asks a partition.
+                            let absent = [&k[..k.len() - 1], b"/"].concat();
+                            assert_eq!(table.get(&absent).unwrap(), None);
+                        }
+                    }
+                });
+            }
+        });
+    };
+    let each_partition = tables
+        .iter()
+        .filter_map(|(table, _)| table.table_filter().partitioned_filter())
+        .flat_map(|index| index.partitions().map(|p| p.len as usize));
+    let (partitions, bytes) = each_partition.fold((0, 0), |(n, b), len| (n + 1, b + len));
+    pass();
+    let first: Vec<_> = tables.iter().map(|(table, _)| table.stats()).collect();
+    // 3,000 keys asked of each table from four places cover all of its partitions.
+    assert_eq!((cache.len(), cache.resident_bytes()), (partitions, bytes));
+    assert!(
+        first
+            .iter()
+            .all(|s| s.partition_loads > 0 && s.partition_cache_hits > 0)
+    );
+    pass();
+    for ((table, _), first) in tables.iter().zip(&first) {
+        let second = table.stats() - *first;
+        assert_eq!(second.partition_loads, 0, "{second:?}");
+        assert_eq!(second.partition_cache_hits, second.lookups);
+    }
+    assert_eq!((cache.len(), cache.resident_bytes()), (partitions, bytes));
+    drop(tables);
+    assert_eq!((cache.resident_bytes(), cache.len()), (0, 0));
+}
+
 /// Every bit of every partition and of the index flipped in turn: lookups still find every key (the damaged
 /// partition or index is refused and counted), and absent keys still get correct answers.
 #[test]
