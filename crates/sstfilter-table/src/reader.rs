@@ -1,6 +1,7 @@
 //! Reading a table: open loads the footer, index and filter block; `get` asks the filter first and then reads at
 //! most one data block.
 
+use core::cell::Cell;
 use core::fmt;
 use std::fs::File;
 
@@ -9,7 +10,7 @@ use super::cache::{PartitionCache, TablePartitions};
 use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_EXTENSION_LEN, FOOTER_LEN, Footer, check_crc};
 use super::read_at::ReadAt;
-use super::stats::{Counters, TableStats, bump};
+use super::stats::{Counters, TableStats, add, bump};
 use core::ops::{Bound, RangeBounds};
 use sstfilter::{
     AlignedBlock, Answer, Error, FilterBlock, FilterKind, FilterStats, KeyHash, KeyProbe, Loaded,
@@ -178,11 +179,17 @@ impl<R: ReadAt> Table<R> {
 
     /// The filter's answer for `probe` (counted), then the read it allows.
     fn lookup(&self, probe: &KeyProbe<'_>) -> TableResult<Option<Vec<u8>>> {
-        let answer = self.filter.may_contain_key(probe, &self.loader());
-        // One counter a lookup, its outcome's: the totals are their sums (`TableStats`).
+        let loader = self.loader();
+        let answer = self.filter.may_contain_key(probe, &loader);
+        // One counter a lookup, its outcome's: the totals are their sums (`TableStats`). A partitioned filter's
+        // common lookup, a negative from a partition found in the cache, counts its cache hit in the same add.
         match answer {
             Answer::Absent => {
-                bump(&self.counters.filter_negatives);
+                bump(if loader.take_the_hit() {
+                    &self.counters.cached_negatives
+                } else {
+                    &self.counters.negatives
+                });
                 return Ok(None);
             }
             Answer::MayContain => bump(&self.counters.filter_positives),
@@ -202,7 +209,10 @@ impl<R: ReadAt> Table<R> {
 
     /// Loads the table's filter partitions through its cache.
     fn loader(&self) -> Loader<'_, R> {
-        Loader(self)
+        Loader {
+            table: self,
+            hits: Cell::new(0),
+        }
     }
 
     /// Every entry whose key starts with `prefix`, in key order, asking the filter first: a table whose filter
@@ -374,7 +384,8 @@ impl<R: ReadAt> Table<R> {
 
     /// Reads every data block and checks its CRC, its structure, the key order across blocks, the index keys and
     /// the entry count; and every partition of a partitioned filter
-    /// ([`read_filter_partition`](Self::read_filter_partition)). Costs a pass over the file; does not touch the lookup counters.
+    /// ([`read_filter_partition`](Self::read_filter_partition)). Costs a pass over the file; does not touch the
+    /// lookup counters.
     pub fn verify(&self) -> TableResult<()> {
         let index = Block::parse(&self.index).map_err(corrupt(BlockType::Index))?;
         let mut previous: Option<Vec<u8>> = None;
@@ -690,11 +701,37 @@ fn filter_error_of(error: &TableError) -> Error {
     }
 }
 
-/// Loads a table's filter partitions through its cache, verifying each one read from the file.
-struct Loader<'a, R>(
-    /// One reference (its source, partition index, cache slots and counters): a lookup passes it in a register.
-    &'a Table<R>,
-);
+/// Loads a table's filter partitions through its cache, verifying each one read from the file, for one question
+/// of the table's filters; counts the partitions it found in the cache when dropped.
+struct Loader<'a, R> {
+    /// Its source, partition index, cache slots and counters.
+    table: &'a Table<R>,
+    /// Partitions found in the cache, not counted yet: counted at once when the question is answered, in an add
+    /// of its own or with the lookup's outcome ([`take_the_hit`](Self::take_the_hit)). Each add is an atomic
+    /// read-modify-write, on x86 a full fence.
+    hits: Cell<u64>,
+}
+
+impl<R> Loader<'_, R> {
+    /// Whether the question found exactly one partition in the cache, which the caller then counts (its count is
+    /// taken).
+    fn take_the_hit(&self) -> bool {
+        let one = self.hits.get() == 1;
+        if one {
+            self.hits.set(0);
+        }
+        one
+    }
+}
+
+impl<R> Drop for Loader<'_, R> {
+    fn drop(&mut self) {
+        let hits = self.hits.get();
+        if hits > 0 {
+            add(&self.table.counters.partition_hits, hits);
+        }
+    }
+}
 
 impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     type Block<'b>
@@ -706,7 +743,7 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     /// A partition the cache does not hold: read, verified once, and kept if the budget allows.
     fn load(&self, partition: &Partition) -> TableResult<Loaded<AlignedBlock>> {
         // The table filter asks for partitions of its partition index only.
-        let Loader(table) = self;
+        let table = self.table;
         let Some(index) = table.filter.partitioned_filter() else {
             return Err(TableError::Filter(Error::Unreadable));
         };
@@ -718,9 +755,8 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
 
     #[inline]
     fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
-        let Loader(table) = self;
-        let answer = table.partitions.ask(question.position(), question)?;
-        bump(&table.counters.partition_cache_hits);
+        let answer = self.table.partitions.ask(question.position(), question)?;
+        self.hits.set(self.hits.get() + 1);
         Some(answer)
     }
 }

@@ -65,13 +65,16 @@ macro_rules! table_counters {
 table_counters! {
     derived {
         /// Calls to `get`.
-        lookups = filter_negatives + filter_positives + filter_unavailable + unfiltered_lookups,
+        lookups =
+            negatives + cached_negatives + filter_positives + filter_unavailable + unfiltered_lookups,
         /// Lookups the filter block answered.
-        filter_checks = filter_negatives + filter_positives,
+        filter_checks = negatives + cached_negatives + filter_positives,
+        /// Lookups the filter answered "absent": each is a data-block read avoided.
+        filter_negatives = negatives + cached_negatives,
+        /// Filter partitions found in the partition cache.
+        partition_cache_hits = partition_hits + cached_negatives,
     }
     counted {
-        /// Lookups the filter answered "absent": each is a data-block read avoided.
-        filter_negatives,
         /// Lookups on a table whose filter block is corrupt or unreadable, answered "may contain" instead.
         filter_unavailable,
         /// Data blocks read from the file (one positioned read each).
@@ -84,8 +87,6 @@ table_counters! {
         prefix_scans_skipped,
         /// Filter partitions read from the file (a partitioned filter's cache misses).
         partition_loads,
-        /// Filter partitions found in the partition cache.
-        partition_cache_hits,
         /// Prefix scans the filter could not answer (no prefixes, another extractor, a scan shorter than the
         /// extracted prefix, an unusable filter block): the table was read.
         prefix_scans_unfiltered,
@@ -98,6 +99,12 @@ table_counters! {
         range_scans_unfiltered,
     }
     live {
+        /// Lookups the filter answered "absent" other than from a partition found in the cache.
+        negatives,
+        /// Lookups a partition found in the cache answered "absent": the negative and the cache hit, in one add.
+        cached_negatives,
+        /// Filter partitions found in the cache by all but those lookups.
+        partition_hits,
         /// Lookups the filter answered "may contain".
         filter_positives,
         /// Lookups no filter could answer (none at all, or prefixes only, and none for this key): a plain read.
@@ -125,7 +132,12 @@ impl TableStats {
 
 /// Adds one to a counter.
 pub(crate) fn bump(counter: &AtomicU64) {
-    counter.fetch_add(1, Ordering::Relaxed);
+    add(counter, 1);
+}
+
+/// Adds `n` to a counter.
+pub(crate) fn add(counter: &AtomicU64, n: u64) {
+    counter.fetch_add(n, Ordering::Relaxed);
 }
 
 #[cfg(test)]

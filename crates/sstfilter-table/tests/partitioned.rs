@@ -398,6 +398,17 @@ fn prefix_extractor_and_partitions_work_together() {
                 1
             );
         }
+        // Each key's three questions asked its partition: loaded by the first, found in the cache after (prefix
+        // questions count their hits as lookups do).
+        let stats = table.stats();
+        assert_eq!(
+            (stats.partition_loads, stats.partition_cache_hits),
+            (
+                summary.filter_partitions,
+                3 * entries.len() as u64 - summary.filter_partitions
+            ),
+            "{stats:?}"
+        );
         // Prefixes no key has, inside the key range: the partitions they would lie in say so.
         let skipped = (0..2000u64)
             .map(|i| format!("p{:06}", i * 10 + 5))
