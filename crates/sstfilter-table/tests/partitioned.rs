@@ -201,6 +201,30 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
     assert_eq!((cache.resident_bytes(), cache.len()), (0, 0));
 }
 
+/// Three tables of `n` keys each (salted `salt`, then the table's number), in BlockedBloom partitions of about
+/// `partition_bytes`, sharing `cache`.
+fn sharing(
+    cache: &PartitionCache,
+    n: usize,
+    partition_bytes: usize,
+    salt: &str,
+) -> Vec<(Table<Vec<u8>>, Entries)> {
+    let options = partitioned(
+        BlockedBloomPolicy::new(10.0),
+        partition_bytes,
+        PartitionCuts::Anywhere,
+    );
+    (0..3)
+        .map(|t| {
+            let entries = entries(n, &format!("{salt}{t}-"));
+            let (summary, bytes) = build(&entries, &options);
+            let table =
+                Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
+            (table, entries)
+        })
+        .collect()
+}
+
 /// Threads looking up keys of tables that share a cache too small for their partitions: hits, loads and evictions
 /// interleave (a partition in use is never evicted under a lookup), every stored key is found, the budget holds,
 /// and tables dropped while the others go on give their bytes back.
@@ -208,16 +232,7 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
 fn threads_sharing_a_small_cache_find_every_key_and_keep_the_budget() {
     const BUDGET: usize = 6 * 1024;
     let cache = PartitionCache::new(BUDGET);
-    let tables: Vec<(Table<Vec<u8>>, Entries)> = (0..3)
-        .map(|t| {
-            let entries = entries(8_000, &format!("t{t}-"));
-            let options = partitioned(BlockedBloomPolicy::new(10.0), 1024, PartitionCuts::Anywhere);
-            let (summary, bytes) = build(&entries, &options);
-            let table =
-                Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
-            (table, entries)
-        })
-        .collect();
+    let tables = sharing(&cache, 8_000, 1024, "t");
     std::thread::scope(|scope| {
         for worker in 0..4usize {
             let (tables, cache) = (&tables, &cache);
@@ -254,16 +269,7 @@ fn threads_sharing_a_small_cache_find_every_key_and_keep_the_budget() {
 #[test]
 fn threads_sharing_a_cache_without_a_budget_keep_every_partition_once() {
     let cache = PartitionCache::unbounded();
-    let tables: Vec<(Table<Vec<u8>>, Entries)> = (0..3)
-        .map(|t| {
-            let entries = entries(4_000, &format!("u{t}-"));
-            let options = partitioned(BlockedBloomPolicy::new(10.0), 512, PartitionCuts::Anywhere);
-            let (summary, bytes) = build(&entries, &options);
-            let table =
-                Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
-            (table, entries)
-        })
-        .collect();
+    let tables = sharing(&cache, 4_000, 512, "u");
     let pass = || {
         std::thread::scope(|scope| {
             for worker in 0..4usize {
