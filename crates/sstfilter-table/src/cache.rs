@@ -185,6 +185,11 @@ impl PartitionCache {
         Self::new(usize::MAX)
     }
 
+    /// Whether the cache never evicts: its budget is one no sum of partitions exceeds (`keep` adds saturating).
+    fn never_evicts(&self) -> bool {
+        self.budget_bytes() == usize::MAX
+    }
+
     /// Bytes of partitions held now.
     #[must_use]
     pub fn resident_bytes(&self) -> usize {
@@ -298,7 +303,7 @@ pub(crate) struct TablePartitions {
 impl TablePartitions {
     /// Room for `partitions` partitions in `cache`: pinned ones if it has no budget.
     pub(crate) fn new(cache: PartitionCache, partitions: usize) -> Self {
-        let slots = if cache.budget_bytes() == usize::MAX {
+        let slots = if cache.never_evicts() {
             Slots::Pinned((0..partitions).map(|_| OnceLock::new()).collect())
         } else {
             Slots::Evictable(
