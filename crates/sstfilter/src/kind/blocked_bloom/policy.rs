@@ -107,6 +107,11 @@ pub(crate) fn rate_at(bits_per_key: f64) -> f64 {
     )
 }
 
+/// The bits per key at which the probe count steps up, in increasing order.
+pub(crate) fn probe_steps() -> impl Iterator<Item = f64> {
+    PROBE_TABLE.iter().skip(1).map(|&(from, _)| from)
+}
+
 /// The probe count the policy uses at a bits/key setting, from [`PROBE_TABLE`]: for example 6 at 10 bits/key.
 /// Settings from 89.5 bits/key use 24.
 pub(crate) fn probes_for_bits_per_key(bits_per_key: f64) -> u8 {
