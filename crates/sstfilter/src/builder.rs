@@ -103,6 +103,92 @@ impl Chunks {
     }
 }
 
+/// The hashes collected for one filter, in buckets by their top bits (see [`BUCKET_BITS`]), with the chunks a reset
+/// emptied kept for the next table.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Hashes {
+    buckets: [Chunks; 1 << BUCKET_BITS],
+    spare: Spare,
+    len: usize,
+    last: Option<u64>,
+}
+
+impl Hashes {
+    /// Adds `h` unless it is the hash added last; returns whether it was added.
+    #[inline]
+    pub(crate) fn push(&mut self, h: u64) -> bool {
+        if self.last == Some(h) {
+            return false;
+        }
+        self.last = Some(h);
+        let Some(bucket) = self.buckets.get_mut((h >> (64 - BUCKET_BITS)) as usize) else {
+            return false;
+        };
+        if bucket.current.len() == bucket.current.capacity() {
+            bucket.start_chunk(&mut self.spare);
+        }
+        bucket.current.push(h);
+        self.len += 1;
+        true
+    }
+
+    /// Drops every repeated hash, not only adjacent ones: each bucket is sorted through one scratch buffer as large
+    /// as the largest bucket (about a 32nd of the hashes) and written back into its own chunks.
+    pub(crate) fn dedup(&mut self) {
+        let mut scratch: Vec<u64> = Vec::new();
+        self.len = 0;
+        for bucket in &mut self.buckets {
+            scratch.clear();
+            for chunk in bucket.full.iter_mut().chain([&mut bucket.current]) {
+                scratch.append(chunk);
+            }
+            scratch.sort_unstable();
+            scratch.dedup();
+            self.len += scratch.len();
+            let mut rest = scratch.as_slice();
+            for chunk in bucket.full.iter_mut().chain([&mut bucket.current]) {
+                let (now, later) = rest.split_at(chunk.capacity().min(rest.len()));
+                chunk.extend_from_slice(now);
+                rest = later;
+            }
+        }
+        self.last = None;
+    }
+
+    /// Forgets every hash, keeping the memory.
+    pub(crate) fn clear(&mut self) {
+        for bucket in &mut self.buckets {
+            bucket.clear_into(&mut self.spare);
+        }
+        self.len = 0;
+        self.last = None;
+    }
+
+    /// The hashes of bucket `i`, chunk by chunk.
+    fn bucket(&self, i: usize) -> impl Iterator<Item = &[u64]> + Clone {
+        self.buckets
+            .get(i)
+            .into_iter()
+            .flat_map(Chunks::iter)
+            .map(Vec::as_slice)
+    }
+
+    /// Hashes held.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes of memory held: chunks in use and kept.
+    fn memory_bytes(&self) -> usize {
+        self.buckets
+            .iter()
+            .flat_map(Chunks::iter)
+            .chain(self.spare.iter())
+            .map(|chunk| chunk.capacity() * 8)
+            .sum()
+    }
+}
+
 /// Builds one filter block for one table.
 ///
 /// Feed it every key of the table (in any order; a sorted table gives duplicates next to each other, and an
@@ -124,11 +210,8 @@ impl Chunks {
 #[derive(Clone)]
 pub struct FilterBlockBuilder<P: FilterPolicy> {
     policy: P,
-    buckets: [Chunks; 1 << BUCKET_BITS],
-    /// Chunks emptied by a reset, reused before any new one is allocated.
-    spare: Spare,
-    len: usize,
-    last: Option<u64>,
+    /// The whole keys' hashes.
+    keys: Hashes,
     prefixes: Option<PrefixConfig>,
 }
 
@@ -139,15 +222,20 @@ struct PrefixConfig {
     /// The extractor's name, checked when the builder was made and recorded as it was then.
     name: PrefixName,
     whole_keys: bool,
-    /// The hash of the prefix added last: sorted keys give runs of equal prefixes, each added once.
-    last_prefix: Option<u64>,
+    /// The prefixes' hashes, apart from the whole keys': sorted keys give runs of equal prefixes, each added once,
+    /// and a table filter counts prefixes out of order once each.
+    hashes: Hashes,
+    /// The prefix added last, if any was.
+    last: Option<Vec<u8>>,
+    /// A prefix came after a larger one: its runs may repeat.
+    unsorted: bool,
 }
 
 impl<P: FilterPolicy + fmt::Debug> fmt::Debug for FilterBlockBuilder<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FilterBlockBuilder")
             .field("policy", &self.policy)
-            .field("len", &self.len)
+            .field("len", &self.len())
             .field(
                 "prefix_extractor",
                 &self.prefixes.as_ref().map(|p| p.name.as_str()),
@@ -166,10 +254,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     pub fn new(policy: P) -> Self {
         FilterBlockBuilder {
             policy,
-            buckets: Default::default(),
-            spare: Spare::default(),
-            len: 0,
-            last: None,
+            keys: Hashes::default(),
             prefixes: None,
         }
     }
@@ -210,29 +295,40 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             extractor,
             name,
             whole_keys,
-            last_prefix: None,
+            hashes: Hashes::default(),
+            last: None,
+            unsorted: false,
         });
         Ok(self)
     }
 
-    /// Adds a key (hashing it with [`key_hash`]), and its prefix if the builder has a prefix extractor.
+    /// Adds a key (hashing it with [`key_hash`]), and its prefix if the builder has a prefix extractor (once per
+    /// run of keys that share it).
     #[inline]
     pub fn add_key(&mut self, key: &[u8]) {
         let Some(prefixes) = &mut self.prefixes else {
-            self.add_hash(key_hash(key));
+            self.keys.push(key_hash(key).get());
             return;
         };
-        let prefix = prefixes.extractor.prefix(key).map(key_hash);
-        let new_prefix = prefix.filter(|p| prefixes.last_prefix != Some(p.get()));
-        if let Some(p) = new_prefix {
-            prefixes.last_prefix = Some(p.get());
+        let mut added = None;
+        if let Some(prefix) = prefixes.extractor.prefix(key) {
+            let order = prefixes.last.as_deref().map(|last| prefix.cmp(last));
+            if order != Some(core::cmp::Ordering::Equal) {
+                prefixes.unsorted |= order == Some(core::cmp::Ordering::Less);
+                let hash = key_hash(prefix).get();
+                prefixes.hashes.push(hash);
+                added = Some(hash);
+                let last = prefixes.last.get_or_insert_with(Vec::new);
+                last.clear();
+                last.extend_from_slice(prefix);
+            }
         }
-        let whole_keys = prefixes.whole_keys;
-        if let Some(p) = new_prefix {
-            self.add_hash(p);
-        }
-        if whole_keys {
-            self.add_hash(key_hash(key));
+        if prefixes.whole_keys {
+            let hash = key_hash(key).get();
+            // A key that is its own prefix is in the filter once.
+            if added != Some(hash) {
+                self.keys.push(hash);
+            }
         }
     }
 
@@ -241,18 +337,26 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// one is ignored.
     #[inline]
     pub fn add_hash(&mut self, hash: KeyHash) {
-        let h = hash.get();
-        if self.last == Some(h) {
-            return;
+        self.keys.push(hash.get());
+    }
+
+    /// Drops the repeats that were not adjacent, for a table filter whose keys came out of order (`keys`) or
+    /// whose prefixes did: the filter is then sized for, and records, each key and prefix once. Returns how many
+    /// distinct whole keys the builder holds.
+    pub(crate) fn dedup(&mut self, keys: bool) -> usize {
+        if keys {
+            self.keys.dedup();
         }
-        self.last = Some(h);
-        if let Some(bucket) = self.buckets.get_mut((h >> (64 - BUCKET_BITS)) as usize) {
-            if bucket.current.len() == bucket.current.capacity() {
-                bucket.start_chunk(&mut self.spare);
-            }
-            bucket.current.push(h);
-            self.len += 1;
+        if let Some(prefixes) = self.prefixes.as_mut().filter(|p| p.unsorted) {
+            prefixes.hashes.dedup();
+            prefixes.unsorted = false;
         }
+        self.keys.len
+    }
+
+    /// Whether the builder adds whole keys (not only their prefixes).
+    pub(crate) fn has_whole_keys(&self) -> bool {
+        self.prefixes.as_ref().is_none_or(|p| p.whole_keys)
     }
 
     /// The prefix section the builder's blocks carry (for a partition index, which names its partitions').
@@ -263,44 +367,42 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         })
     }
 
-    /// Number of distinct hashes added so far (adjacent duplicates are not counted).
+    /// Number of hashes added so far: whole keys (a key equal to the one added just before is not counted again)
+    /// and prefixes (each once per run of keys that share it).
     #[must_use]
     pub fn len(&self) -> usize {
-        self.len
+        self.keys.len + self.prefixes.as_ref().map_or(0, |p| p.hashes.len)
     }
 
     /// Whether no key has been added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Size in bytes of the block [`finish`](Self::finish) would produce now.
     #[must_use]
     pub fn estimated_block_len(&self) -> usize {
-        self.policy.estimated_block_len(self.len)
+        self.policy.estimated_block_len(self.len())
     }
 
     /// Bytes of memory the builder holds for hashes: those collected so far, and the chunks a reset kept.
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        self.buckets
-            .iter()
-            .flat_map(Chunks::iter)
-            .chain(self.spare.iter())
-            .map(|chunk| chunk.capacity() * 8)
-            .sum()
+        self.keys.memory_bytes()
+            + self
+                .prefixes
+                .as_ref()
+                .map_or(0, |p| p.hashes.memory_bytes())
     }
 
     /// Forgets every key added, keeping the configuration (policy, prefixes) and the memory, for the next table.
     pub fn reset(&mut self) {
-        for bucket in &mut self.buckets {
-            bucket.clear_into(&mut self.spare);
-        }
-        self.len = 0;
-        self.last = None;
+        self.keys.clear();
         if let Some(prefixes) = &mut self.prefixes {
-            prefixes.last_prefix = None;
+            prefixes.hashes.clear();
+            prefixes.last = None;
+            prefixes.unsorted = false;
         }
     }
 
@@ -337,15 +439,17 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// [`finish_into`](Self::finish_into), returning what a partition index records of the block: its key count
     /// and the CRC32 in its trailer.
     pub(crate) fn finish_block(&self, out: &mut Vec<u8>) -> (u64, u32) {
-        let plan = self.policy.plan(self.len).fitted(self.len);
+        let len = self.len();
+        let plan = self.policy.plan(len).fitted(len);
         let start = out.len();
         out.reserve(plan.payload_len() + TRAILER_LEN);
         // Bucket by bucket: ascending regions of the filter (see BUCKET_BITS).
-        let runs = self
-            .buckets
-            .iter()
-            .flat_map(Chunks::iter)
-            .map(Vec::as_slice);
+        let prefix_hashes = self.prefixes.as_ref().map(|p| &p.hashes);
+        let runs = (0..1 << BUCKET_BITS).flat_map(|i| {
+            self.keys
+                .bucket(i)
+                .chain(prefix_hashes.into_iter().flat_map(move |p| p.bucket(i)))
+        });
         let params = plan.build(runs, out);
         let prefixes = self.prefixes();
         let checksum = Trailer::append(
@@ -353,10 +457,10 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             start,
             params.kind(),
             params.encode(),
-            self.len as u64,
+            len as u64,
             prefixes,
         );
-        (self.len as u64, checksum)
+        (len as u64, checksum)
     }
 }
 

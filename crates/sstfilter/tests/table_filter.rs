@@ -7,10 +7,11 @@ use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 
 use sstfilter::{
-    Answer, BlockedBloomPolicy, FixedPrefix, KeyProbe, Loaded, NoPartitions, Partition,
-    PartitionCuts, PartitionLoader, PrefixExtractor, RangePolicy, RibbonPolicy, SharedPolicy,
-    StandardBloomPolicy, TableFilter, TableFilterBuilder, TableFilterOptions, TableFilterPart,
-    Unfiltered, UsageError, VerifiedPartition,
+    Answer, BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FixedPrefix, KeyProbe, Loaded,
+    NoPartitions, Partition, PartitionCuts, PartitionLoader, PrefixExtractor, RangePolicy,
+    RibbonPolicy, SharedPolicy, StandardBloomPolicy, TableFilter, TableFilterBlocks,
+    TableFilterBuilder, TableFilterOptions, TableFilterPart, Unfiltered, UsageError,
+    VerifiedPartition,
 };
 
 /// Keys `tNN/` + 6 digits, sorted: 40 tenants (prefixes of 4 bytes), the ids of each a multiple of 10.
@@ -511,4 +512,104 @@ fn keys_in_any_order_build_point_filters_only() {
         Err(UsageError::KeysOutOfOrder)
     ));
     assert_eq!(builder.len(), 1);
+}
+
+/// A `finish_and_reset` that fails leaves the builder empty: the next table's keys, lower than the failed
+/// table's, are taken, and build exactly what a fresh builder builds.
+#[test]
+fn a_failed_finish_leaves_the_builder_as_a_fresh_one() {
+    let options = TableFilterOptions::new()
+        .point(BlockedBloomPolicy::new(10.0))
+        .partitioned(4096, PartitionCuts::AtDataBlocks)
+        .range(RangePolicy::new(1 << 10, 0.01));
+    let failed: Vec<Vec<u8>> = (0..100).map(|i| format!("m{i:04}").into_bytes()).collect();
+    let next: Vec<Vec<u8>> = (0..100).map(|i| format!("a{i:04}").into_bytes()).collect();
+    let mut builder = TableFilterBuilder::new(&options).unwrap();
+    for key in &failed {
+        builder.add_key(key).unwrap();
+    }
+    assert!(matches!(
+        builder.finish_and_reset(),
+        Err(UsageError::NoDataBlockEnd)
+    ));
+    assert_eq!(builder.len(), 0);
+    let mut fresh = TableFilterBuilder::new(&options).unwrap();
+    for key in &next {
+        builder.add_key(key).unwrap();
+        fresh.add_key(key).unwrap();
+    }
+    builder.end_data_block();
+    fresh.end_data_block();
+    let (reused, fresh) = (builder.finish_and_reset().unwrap(), fresh.finish().unwrap());
+    assert_eq!(reused.num_keys(), 100);
+    assert_eq!(reused.range_block(), fresh.range_block());
+    let blocks = |b: &TableFilterBlocks| b.partitions().unwrap().blocks().to_vec();
+    assert_eq!(blocks(&reused), blocks(&fresh));
+    let range = TableFilter::open(None, reused.range_block());
+    assert_eq!(
+        range.may_contain_range(
+            Included(&b"m0000"[..]),
+            Included(&b"m0099"[..]),
+            &NoPartitions
+        ),
+        Answer::Absent,
+        "the failed table's keys are not in the next table's range filter"
+    );
+}
+
+/// In any key order a repeated key counts once, and a prefix is in the filter once, wherever its keys come:
+/// the block is the one the same keys build in order.
+#[test]
+fn keys_in_any_order_are_counted_once_each() {
+    let point = TableFilterOptions::new()
+        .point(BlockedBloomPolicy::new(10.0))
+        .any_key_order();
+    let mut builder = TableFilterBuilder::new(&point).unwrap();
+    for key in ["b", "a", "b", "c", "a", "a"] {
+        builder.add_key(key.as_bytes()).unwrap();
+    }
+    assert_eq!(builder.finish_and_reset().unwrap().num_keys(), 3);
+
+    // 100 tenants' keys, 60 tenants, in an order that interleaves the tenants.
+    let keys: Vec<Vec<u8>> = (0..100u32)
+        .map(|i| format!("t{:02}:{i:03}", (i * 37) % 60).into_bytes())
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    let extractor = Arc::new(DelimitedPrefix::new(b':'));
+    for whole_keys in [true, false] {
+        let with_prefixes = |options: TableFilterOptions| {
+            options
+                .point(BlockedBloomPolicy::new(10.0))
+                .prefixes(extractor.clone(), whole_keys)
+        };
+        let build = |options: &TableFilterOptions, keys: &[Vec<u8>]| {
+            let mut builder = TableFilterBuilder::new(options).unwrap();
+            for key in keys {
+                builder.add_key(key).unwrap();
+            }
+            builder.finish().unwrap()
+        };
+        let any = build(
+            &with_prefixes(TableFilterOptions::new().any_key_order()),
+            &keys,
+        );
+        let ordered = build(&with_prefixes(TableFilterOptions::new()), &sorted);
+        assert_eq!(any.num_keys(), 100, "whole keys {whole_keys}");
+        assert_eq!(
+            any.point_block(),
+            ordered.point_block(),
+            "whole keys {whole_keys}"
+        );
+        let block = FilterBlock::open(any.point_block().unwrap()).unwrap();
+        assert_eq!(block.num_keys(), if whole_keys { 160 } else { 60 });
+    }
+}
+
+/// A hash that is not its key's is a mistake a debug build catches where it is made.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "not the key's hash")]
+fn a_probe_with_another_keys_hash_is_caught_in_debug_builds() {
+    let _ = KeyProbe::with_hash(b"key", sstfilter::key_hash(b"other"));
 }

@@ -4,8 +4,9 @@
 use core::fmt;
 
 use super::options::{SharedPolicy, TableFilterOptions};
-use crate::builder::FilterBlockBuilder;
+use crate::builder::{FilterBlockBuilder, Hashes};
 use crate::error::UsageError;
+use crate::hash::key_hash;
 use crate::kind::range::builder::RangeFilterBuilder;
 use crate::partitioned::{PartitionedFilterBuilder, Partitions};
 
@@ -49,6 +50,10 @@ pub struct TableFilterBuilder {
     keys: u64,
     /// Keys are taken in any order ([`TableFilterOptions::any_key_order`]).
     any_order: bool,
+    /// A key came after a larger one (in any order): a key may repeat apart, so `finish` counts repeats once.
+    unsorted: bool,
+    /// In any order, when the point filter does not hold whole keys: their hashes, to count them once each.
+    counted: Option<Hashes>,
 }
 
 enum PointBuilder {
@@ -124,12 +129,15 @@ impl TableFilterBuilder {
                 }))
             }
         };
+        let whole_keys = matches!(&point, Some(PointBuilder::Whole(b)) if b.has_whole_keys());
         Ok(TableFilterBuilder {
             point,
             range: options.range.map(RangeFilterBuilder::new),
             last: Vec::new(),
             keys: 0,
             any_order: options.any_key_order,
+            unsorted: false,
+            counted: (options.any_key_order && !whole_keys).then(Hashes::default),
         })
     }
 
@@ -144,9 +152,13 @@ impl TableFilterBuilder {
                 core::cmp::Ordering::Less if !self.any_order => {
                     return Err(UsageError::KeysOutOfOrder);
                 }
+                core::cmp::Ordering::Less => self.unsorted = true,
                 core::cmp::Ordering::Equal => return Ok(()),
-                _ => {}
+                core::cmp::Ordering::Greater => {}
             }
+        }
+        if let Some(counted) = &mut self.counted {
+            counted.push(key_hash(key).get());
         }
         // The range filter first: it is the one that can refuse a key in order.
         if let Some(range) = &mut self.range {
@@ -172,7 +184,9 @@ impl TableFilterBuilder {
         }
     }
 
-    /// Distinct keys added since the last reset.
+    /// Keys added since the last reset, each once when keys come in order. In
+    /// [any order](TableFilterOptions::any_key_order), a key given again after others counts again here until
+    /// [`finish_and_reset`](Self::finish_and_reset), whose [`TableFilterBlocks::num_keys`] counts it once.
     #[must_use]
     pub fn len(&self) -> u64 {
         self.keys
@@ -186,25 +200,40 @@ impl TableFilterBuilder {
 
     /// Builds every filter of the keys added since the last reset and empties the builder for the next table
     /// (same options), keeping its memory. Fails as [`PartitionedFilterBuilder::finish`] does (partitions cut at
-    /// data blocks and no data block ever ended) and for a partition index larger than its format addresses.
+    /// data blocks and no data block ever ended) and for a partition index larger than its format addresses; the
+    /// builder is empty after a failure too, ready for the next table.
     pub fn finish_and_reset(&mut self) -> Result<TableFilterBlocks, UsageError> {
+        let mut num_keys = self.keys;
+        let unsorted = core::mem::take(&mut self.unsorted);
+        if let Some(PointBuilder::Whole(builder)) = &mut self.point {
+            let distinct = builder.dedup(unsorted) as u64;
+            if unsorted {
+                num_keys = distinct;
+            }
+        }
+        if let Some(counted) = self.counted.as_mut().filter(|_| unsorted) {
+            counted.dedup();
+            num_keys = counted.len() as u64;
+        }
         let point = match &mut self.point {
             Some(PointBuilder::Whole(builder)) => {
-                Some(PointBlocks::Whole(builder.finish_and_reset()))
+                Ok(Some(PointBlocks::Whole(builder.finish_and_reset())))
             }
-            Some(PointBuilder::Partitioned(builder)) => {
-                let partitions = builder.finish_and_reset();
-                Some(PointBlocks::Partitioned(partitions?))
-            }
-            None => None,
+            Some(PointBuilder::Partitioned(builder)) => builder
+                .finish_and_reset()
+                .map(|partitions| Some(PointBlocks::Partitioned(partitions))),
+            None => Ok(None),
         };
         let range = self
             .range
             .as_mut()
             .map(RangeFilterBuilder::finish_and_reset);
-        let num_keys = self.keys;
         self.last.clear();
         self.keys = 0;
+        if let Some(counted) = &mut self.counted {
+            counted.clear();
+        }
+        let point = point?;
         if let Some(PointBlocks::Partitioned(partitions)) = &point {
             // The index's offsets are the store's to give; check now that the separators fit its format.
             partitions.index(&vec![0; partitions.len()])?;

@@ -48,6 +48,10 @@ impl<'k> KeyProbe<'k> {
     #[must_use]
     #[inline]
     pub fn with_hash(key: &'k [u8], hash: KeyHash) -> Self {
+        debug_assert!(
+            hash == crate::hash::key_hash(key),
+            "KeyProbe::with_hash: {hash:?} is not the key's hash"
+        );
         KeyProbe {
             key,
             hash,
