@@ -1,5 +1,5 @@
 //! Workspace-internal: **the one list of constructors**, shared by the core's property test
-//! (`crates/sstfilter/tests/no_false_negatives.rs`, which draws recipes from proptest's bytes through
+//! (`tests/no_false_negatives.rs`, which draws recipes from proptest's bytes through
 //! `arbitrary::Unstructured`) and the fuzzers (`fuzz/`, which draw them from libFuzzer's).
 //!
 //! * [`Recipe`]: every constructor of every policy and filter the public API offers, with its parameters

@@ -19,7 +19,7 @@ use crate::values::{BitsPerKey, Length, Overhead, Rate};
 /// its parameters, through its checked (`try_`) form, with values past the documented ranges too (see
 /// [`values`](crate::values)). (The panicking forms are their `try_` form unwrapped; `BloomFilter::with_params` and
 /// `CountingBloomFilter::try_with_params` are reached through the `try_with_size` forms, which call them.) This is the one list: the core's property test and enumerating tests
-/// (`crates/sstfilter/tests/no_false_negatives.rs`) and the fuzzers (`fuzz/`) all build through it, so a new
+/// (`tests/no_false_negatives.rs`) and the fuzzers (`fuzz/`) all build through it, so a new
 /// policy, constructor or parameter added here is reached by all of them.
 ///
 /// [`construct`](Self::construct) checks that a checked constructor refuses exactly what its documentation

@@ -348,7 +348,7 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
     );
 }
 
-/// The golden RocksDB blocks of `crates/sstfilter/tests/golden-rocksdb/` (read there without RocksDB) are what
+/// The golden RocksDB blocks of `tests/golden-rocksdb/` (read there without RocksDB) are what
 /// RocksDB writes: each file's block is RocksDB's filter of its keys, and its answers RocksDB's. With
 /// `SSTFILTER_BLESS=1`, a listed file that does not exist is written from RocksDB's output.
 #[test]
@@ -356,7 +356,7 @@ fn golden_rocksdb_blocks_are_rocksdb_blocks() {
     if oracle().is_none() {
         return;
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sstfilter/tests/golden-rocksdb");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden-rocksdb");
     let absent: Vec<Vec<u8>> = (0..2000)
         .map(|i| format!("absent-{i}").into_bytes())
         .collect();

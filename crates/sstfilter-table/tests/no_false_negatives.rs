@@ -1,6 +1,6 @@
 //! No false negatives through the reference table: every policy at its extremes, every key found by `Table::get`,
 //! and no lookup of a present key ever answered "absent" by the filter. (The configuration space of the filters
-//! themselves is enumerated in `crates/sstfilter/tests/no_false_negatives.rs`.)
+//! themselves is enumerated in `tests/no_false_negatives.rs`.)
 
 use sstfilter::{BlockedBloomPolicy, RibbonPolicy, StandardBloomPolicy};
 use sstfilter_table::{Table, TableBuilder, TableOptions};

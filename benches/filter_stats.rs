@@ -2,7 +2,7 @@
 //! resident) alone, with `record_answer` on a `FilterStats` of its own, and on 2 threads recording into one shared
 //! `FilterStats` (the counters' cache line moves between the cores) against 2 threads with one each.
 //!
-//! `cargo bench -p sstfilter-bench --bench filter_stats`. Each iteration is 1,000 queries of absent keys (hashes
+//! `cargo bench -p sstfilter --bench filter_stats`. Each iteration is 1,000 queries of absent keys (hashes
 //! precomputed, so the query and the counting are what is timed); with 2 threads, each runs the iteration's
 //! 1,000 queries and the time is the wall time of both.
 

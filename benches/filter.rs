@@ -4,7 +4,7 @@
 //! L2/L3) and n = 10^7 (it does not fit in L2 and mostly not in the TLB). Queries run over 10^6 keys per
 //! iteration, hits (keys that were added) and misses (keys of the same shape that were not) separately.
 //!
-//! `cargo bench -p sstfilter-bench --bench filter` (all), or e.g. `cargo bench -p sstfilter-bench --bench filter -- query/1M` for a subset. Set
+//! `cargo bench -p sstfilter --bench filter` (all), or e.g. `cargo bench -p sstfilter --bench filter -- query/1M` for a subset. Set
 //! `SSTFILTER_BENCH_SIZES=1M` to skip the 10^7 runs.
 
 use sstfilter_bench as common;

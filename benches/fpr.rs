@@ -2,7 +2,7 @@
 //! Markdown table for BENCHMARKS.md). BlockedBloom and the Bloom peers get 10 bits/key; Ribbon runs at BlockedBloom's
 //! rate at 10 bits/key and at the xor filters' rates, 2^-8 and 2^-16.
 //!
-//! `cargo bench -p sstfilter-bench --bench fpr` measures n = 10^6 and 10^7 keys against 10^7 absent keys of the same shape.
+//! `cargo bench -p sstfilter --bench fpr` measures n = 10^6 and 10^7 keys against 10^7 absent keys of the same shape.
 //! `SSTFILTER_BENCH_SIZES=1M` limits the key counts; `SSTFILTER_FPR_QUERIES` sets the number of absent keys.
 
 use sstfilter_bench as common;

@@ -3,7 +3,7 @@
 //! directly, in the same process, for a point block (by key and by a hash computed once), a prefix scan, a range
 //! block, and a partitioned filter whose loader hands out verified partitions.
 //!
-//! `cargo bench -p sstfilter-bench --bench unified`
+//! `cargo bench -p sstfilter --bench unified`
 
 use std::hint::black_box;
 use std::ops::Bound;

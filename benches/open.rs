@@ -4,7 +4,7 @@
 //! whose loader hands out verified partitions from its cache against one handing out bytes (which the reader
 //! then verifies on every load).
 //!
-//! `cargo bench -p sstfilter-bench --bench open`
+//! `cargo bench -p sstfilter --bench open`
 
 use std::hint::black_box;
 use std::time::Duration;

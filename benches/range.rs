@@ -4,7 +4,7 @@
 //! against the bound `n · ℓ / r`, bits per key, build and query time, beside our BlockedBloom answering point
 //! questions in the same process (not a criterion benchmark: it prints Markdown tables for BENCHMARKS.md).
 //!
-//! `cargo bench -p sstfilter-bench --bench range` measures 10^6 keys; `SSTFILTER_RANGE_KEYS` sets the key count,
+//! `cargo bench -p sstfilter --bench range` measures 10^6 keys; `SSTFILTER_RANGE_KEYS` sets the key count,
 //! `SSTFILTER_RANGE_QUERIES` the number of empty ranges per row (default 10^6).
 //!
 //! Two key shapes. *Integers*: `"t/"` followed by a random u64 in big-endian, where projected values are the
