@@ -1,5 +1,5 @@
 //! What `FilterStats` costs per query: a BlockedBloom query on a 10^6-key filter (10 bits/key, 1.2 MiB, L2/L3
-//! resident) alone, with `record_answer` on a `FilterStats` of its own, and on 2 threads recording into one shared
+//! resident) alone, with `record` on a `FilterStats` of its own, and on 2 threads recording into one shared
 //! `FilterStats` (the counters' cache line moves between the cores) against 2 threads with one each.
 //!
 //! `cargo bench -p sstfilter --bench filter_stats`. Each iteration is 1,000 queries of absent keys (hashes
@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sstfilter::{
-    BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, FilterStats, KeyHash, key_hash,
+    Answer, BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, FilterStats, KeyHash, Reason,
+    key_hash,
 };
 
 const KEYS: u32 = 1_000_000;
@@ -38,7 +39,11 @@ fn run(filter: &FilterBlock<Vec<u8>>, hashes: &[KeyHash], stats: Option<&FilterS
     for &h in hashes {
         let answer = filter.may_contain_hash(h);
         if let Some(stats) = stats {
-            stats.record_answer(answer);
+            stats.record(if answer {
+                Answer::MayContain(Reason::Matched)
+            } else {
+                Answer::Absent
+            });
         }
         absent += usize::from(!answer);
     }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sstfilter::{
-    BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, Loaded, Partition, PartitionLoader,
-    PartitionedFilter, PartitionedFilterBuilder, VerifiedPartition,
+    BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, Partition, PartitionLoader,
+    PartitionQuestion, PartitionedFilter, PartitionedFilterBuilder, VerifiedPartition,
 };
 
 fn key(i: u64) -> Vec<u8> {
@@ -55,17 +55,17 @@ fn open(c: &mut Criterion) {
     }
 }
 
-/// A cache of verified partitions (what a store's cache holds).
+/// A cache of verified partitions (what a store's cache holds), asked in place.
 struct Verified(Vec<VerifiedPartition<Vec<u8>>>);
 
 impl PartitionLoader for Verified {
     type Block<'a> = &'a [u8];
     type Error = ();
-    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
-        self.0
-            .get(p.position)
-            .map(|v| v.borrowed().into())
-            .ok_or(())
+    fn load(&self, _: &Partition) -> Result<&[u8], ()> {
+        Err(())
+    }
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        Some(question.ask(self.0.get(question.position())?))
     }
 }
 
@@ -75,11 +75,8 @@ struct Bytes(Vec<Vec<u8>>);
 impl PartitionLoader for Bytes {
     type Block<'a> = &'a [u8];
     type Error = ();
-    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
-        self.0
-            .get(p.position)
-            .map(|b| Loaded::Bytes(&b[..]))
-            .ok_or(())
+    fn load(&self, p: &Partition) -> Result<&[u8], ()> {
+        self.0.get(p.position).map(|b| &b[..]).ok_or(())
     }
 }
 
@@ -89,7 +86,7 @@ fn partitioned(c: &mut Criterion) {
     for i in 0..n {
         builder.add_key(&key(i)).unwrap();
     }
-    let partitions = builder.finish().unwrap();
+    let partitions = builder.finish();
     let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
     let index = PartitionedFilter::open(partitions.index(&offsets).unwrap()).unwrap();
     let verified = Verified(

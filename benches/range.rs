@@ -152,7 +152,7 @@ fn main() {
             if len_log2 == 4 {
                 range16 = median_ns(5, ranges.len(), || {
                     for r in &ranges {
-                        black_box(ask(black_box(r)));
+                        let _ = black_box(ask(black_box(r)));
                     }
                 });
             }
@@ -204,7 +204,7 @@ fn main() {
                 .filter(|&&(lo, hi)| {
                     filter
                         .may_contain_range(Included(&decimal_key(lo)), Excluded(&decimal_key(hi)))
-                        .may_contain()
+                        .must_read()
                 })
                 .count();
             let rate = positives as f64 / ranges.len() as f64;
@@ -310,7 +310,7 @@ fn consecutive_beside_grafite(n: usize, queries: usize) {
                     .filter(|(lo, hi)| {
                         black_box(&ours)
                             .may_contain_range(Included(&lo[..]), Included(&hi[..]))
-                            .may_contain()
+                            .must_read()
                     })
                     .count();
             }));
@@ -502,7 +502,7 @@ fn beside_grafite(n: usize, queries: usize) {
                 // without the call through `&dyn Fn` and the conversion from integers that the peer's pairs share.
                 let single = median_ns(1, empty_ranges.len(), || {
                     for &(lower, upper) in &empty_ranges {
-                        black_box(black_box(&ours).may_contain_range(lower, upper));
+                        let _ = black_box(black_box(&ours).may_contain_range(lower, upper));
                     }
                 });
                 let pairs = pairs

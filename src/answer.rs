@@ -1,52 +1,77 @@
-//! What a filter answers about a table, whatever the question (a key, a prefix, a range): "absent", "may contain",
-//! or that it cannot tell and why ([`Unfiltered`], which a store may count).
+//! What a filter answers about a table, whatever the question (a key, a prefix, a range): "absent", or "may
+//! contain" with the reason ([`Reason`]), which a store may count.
 
 use core::fmt;
 
-/// A filter's answer to "may this table hold what I ask for?" (a key, a prefix, a range).
+/// A filter's answer to "must the store read this table for what it asks?" (a key, a prefix, a range).
+///
+/// There are two answers, and only [`Absent`](Self::Absent) skips the read: a store tests `answer ==
+/// Answer::Absent` (or [`must_read`](Self::must_read)), and every other answer, a filter's match or a question no
+/// usable filter could answer, reads the table.
+///
+/// ```
+/// use sstfilter::{Answer, Reason};
+///
+/// let unusable = Answer::MayContain(Reason::Unusable); // e.g. a filter block that failed its checksum
+/// assert!(unusable.must_read());
+/// assert!(unusable != Answer::Absent);
+/// assert!(!Answer::Absent.must_read());
+/// ```
+///
+/// "May contain" is not one answer but one per reason, so a test that would skip the tables whose filter could not
+/// be used does not compile:
+///
+/// ```compile_fail
+/// # use sstfilter::{Answer, Reason};
+/// let answer = Answer::MayContain(Reason::Unusable);
+/// if answer == Answer::MayContain {} // error: `MayContain` needs its reason
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
 pub enum Answer {
     /// Nothing asked for was added: skip the table.
     Absent,
-    /// Something asked for may have been added: read the table.
-    MayContain,
-    /// The filter cannot answer, and why: read the table (a caller may count these).
-    Unfiltered(Unfiltered),
+    /// Read the table: something asked for may have been added, or no filter could tell, and why.
+    MayContain(Reason),
 }
 
 impl Answer {
     /// Whether the table must be read: `false` only for [`Absent`](Self::Absent).
     #[must_use]
-    pub const fn may_contain(&self) -> bool {
+    #[inline]
+    pub const fn must_read(&self) -> bool {
         !matches!(self, Answer::Absent)
     }
 
-    /// `Absent` for `false`, `MayContain` for `true`.
-    #[must_use]
-    pub const fn from_may_contain(may_contain: bool) -> Self {
+    /// A filter's own answer: `Absent` for `false`, a match for `true`.
+    #[inline]
+    pub(crate) const fn from_may_contain(may_contain: bool) -> Self {
         if may_contain {
-            Answer::MayContain
+            Answer::MayContain(Reason::Matched)
         } else {
             Answer::Absent
         }
     }
 }
 
-/// Why a filter cannot answer a question: every reason means "read the table".
+/// Why a table must be read: a filter matched, or no usable filter could answer the question (every reason but
+/// [`Matched`](Self::Matched)), which a store may count apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Unfiltered {
-    /// The block holds no prefixes (built without an extractor, or before prefix filters existed).
+pub enum Reason {
+    /// A filter matched what was asked: it was added, or this is one of the filter's false positives.
+    Matched,
+    /// The filter holds no prefixes (built without an extractor, or before prefix filters existed).
     NoPrefixes,
-    /// The block was built with another extractor than the question's.
+    /// The filter was built with another extractor than the question's.
     OtherExtractor,
-    /// The keys the scan covers do not share one stored prefix (see
-    /// [`PrefixProbe::for_scan`](crate::PrefixProbe::for_scan)).
+    /// The keys the scan covers do not share one stored prefix: the scan is shorter than the prefixes the
+    /// extractor takes, or outside its domain.
     ScanNotDetermined,
-    /// The block holds prefixes only, and the key is outside the extractor's domain (or no extractor was given to
-    /// ask by the key's prefix): no whole key was added to be asked about.
+    /// The filter holds prefixes only, and the key is outside the extractor's domain (or the reader was given
+    /// no extractor to ask by the key's prefix): no whole key was added to be asked about.
     NoWholeKeys,
-    /// The block is a point filter, not a Range filter: it answers a range only when the range is one key.
+    /// The table has a point filter but no range filter: a range is answered only when it is one key.
     NoRangeFilter,
     /// The table has no filter that answers this question.
     NoFilter,
@@ -57,19 +82,18 @@ pub enum Unfiltered {
     Unusable,
 }
 
-impl fmt::Display for Unfiltered {
+impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Unfiltered::NoPrefixes => "the filter holds no prefixes",
-            Unfiltered::OtherExtractor => "the filter was built with another prefix extractor",
-            Unfiltered::ScanNotDetermined => "the scan does not determine one stored prefix",
-            Unfiltered::NoWholeKeys => "the filter holds prefixes only, and the key has none",
-            Unfiltered::NoRangeFilter => "the filter is a point filter, not a range filter",
-            Unfiltered::NoFilter => "the table has no filter for this question",
-            Unfiltered::TooManyPartitions => {
-                "the question spans more filter partitions than it loads"
-            }
-            Unfiltered::Unusable => "the filter could not be used (load, open or verify failed)",
+            Reason::Matched => "the filter matched",
+            Reason::NoPrefixes => "the filter holds no prefixes",
+            Reason::OtherExtractor => "the filter was built with another prefix extractor",
+            Reason::ScanNotDetermined => "the scan does not determine one stored prefix",
+            Reason::NoWholeKeys => "the filter holds prefixes only, and the key has none",
+            Reason::NoRangeFilter => "the table has no range filter",
+            Reason::NoFilter => "the table has no filter for this question",
+            Reason::TooManyPartitions => "the question spans more filter partitions than it loads",
+            Reason::Unusable => "the filter could not be used (load, open or verify failed)",
         })
     }
 }
@@ -80,11 +104,14 @@ mod tests {
 
     #[test]
     fn only_absent_skips_the_table() {
-        assert!(Answer::MayContain.may_contain());
-        assert!(Answer::Unfiltered(Unfiltered::NoPrefixes).may_contain());
-        assert!(Answer::Unfiltered(Unfiltered::Unusable).may_contain());
-        assert!(!Answer::Absent.may_contain());
+        assert!(Answer::MayContain(Reason::Matched).must_read());
+        assert!(Answer::MayContain(Reason::NoPrefixes).must_read());
+        assert!(Answer::MayContain(Reason::Unusable).must_read());
+        assert!(!Answer::Absent.must_read());
         assert_eq!(Answer::from_may_contain(false), Answer::Absent);
-        assert_eq!(Answer::from_may_contain(true), Answer::MayContain);
+        assert_eq!(
+            Answer::from_may_contain(true),
+            Answer::MayContain(Reason::Matched)
+        );
     }
 }

@@ -260,10 +260,10 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     }
 
     /// Also adds the prefix `extractor` gives each key (once per run of equal prefixes), so that prefix scans can
-    /// be answered ([`FilterBlock::may_contain_scan`](crate::FilterBlock::may_contain_scan)); the extractor's name
+    /// be answered ([`FilterBlock::may_contain_prefix`](crate::FilterBlock::may_contain_prefix)); the extractor's name
     /// is recorded in the block. Without `whole_keys` only prefixes are added, which saves space when only scans
-    /// are filtered: point lookups then go through the key's prefix
-    /// ([`PrefixProbe::for_key`](crate::PrefixProbe::for_key)), and keys outside the extractor's domain are not in
+    /// are filtered: point lookups then go through the key's prefix (a [`TableFilter`](crate::TableFilter) given the
+    /// extractor does so), and keys outside the extractor's domain are not in
     /// the filter at all (a reader answers "may contain" for them).
     ///
     /// Fails with [`UsageError::InvalidSetting`] if the extractor's name is longer than
@@ -280,17 +280,27 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// }
     /// let filter = FilterBlock::open(builder.finish())?;
     /// assert_eq!(filter.prefix_extractor_name(), Some("sstfilter.delimited:3a"));
-    /// assert!(filter.may_contain_scan(users.as_ref(), b"usr:b").may_contain()); // scan "usr:b*": read the table
-    /// assert_eq!(filter.may_contain_scan(users.as_ref(), b"grp:"), Answer::Absent); // no "grp:" key here
+    /// assert!(filter.may_contain_prefix(users.as_ref(), b"usr:b").must_read()); // scan "usr:b*": read the table
+    /// assert_eq!(filter.may_contain_prefix(users.as_ref(), b"grp:"), Answer::Absent); // no "grp:" key here
     /// assert!(filter.may_contain(b"usr:alice")); // whole keys are still there
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_prefixes(
-        mut self,
+        self,
         extractor: Arc<dyn PrefixExtractor>,
         whole_keys: bool,
     ) -> Result<Self, UsageError> {
         let name = PrefixName::new(extractor.name())?;
+        Ok(self.with_named_prefixes(extractor, name, whole_keys))
+    }
+
+    /// [`with_prefixes`](Self::with_prefixes) with the extractor's name already checked.
+    pub(crate) fn with_named_prefixes(
+        mut self,
+        extractor: Arc<dyn PrefixExtractor>,
+        name: PrefixName,
+        whole_keys: bool,
+    ) -> Self {
         self.prefixes = Some(PrefixConfig {
             extractor,
             name,
@@ -299,7 +309,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             last: None,
             unsorted: false,
         });
-        Ok(self)
+        self
     }
 
     /// Adds a key (hashing it with [`key_hash`]), and its prefix if the builder has a prefix extractor (once per

@@ -210,10 +210,14 @@ pub enum UsageError {
         /// Handles given.
         found: u64,
     },
-    /// A partitioned filter builder that may cut partitions only at data blocks
-    /// ([`PartitionCuts::AtDataBlocks`](crate::PartitionCuts::AtDataBlocks)) was given keys but never told where a
-    /// data block ended: it would make one partition of the whole table.
-    NoDataBlockEnd,
+    /// A table filter was opened with a valid block in the wrong place: a Range block where the point filter goes,
+    /// or a point filter where the Range block goes (the store swapped or mixed up where it put them).
+    WrongBlock {
+        /// The block that place takes.
+        expected: &'static str,
+        /// The kind of the block given.
+        found: FilterKind,
+    },
     /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
     /// differs: their bits do not mean the same keys.
     ParamsMismatch {
@@ -265,9 +269,9 @@ impl fmt::Display for UsageError {
                 expected,
                 found,
             } => write!(f, "{what} too large: {found} exceeds {expected}"),
-            UsageError::NoDataBlockEnd => f.write_str(
-                "partitions cut at data blocks need end_data_block after each data block, and none came",
-            ),
+            UsageError::WrongBlock { expected, found } => {
+                write!(f, "a {found} block where {expected} goes")
+            }
             UsageError::PartitionCount { expected, found } => write!(
                 f,
                 "partitioned filter has {expected} partitions, given {found} handles"

@@ -163,11 +163,11 @@ impl PrefixExtractor for CappedPrefix {
     }
 }
 
-/// A prefix question, hashed once and asked of every table: which extractor it was extracted with, and the hash
-/// of the prefix. Made with [`for_scan`](Self::for_scan) (a prefix scan) or [`for_key`](Self::for_key) (a point
-/// lookup in a filter that holds prefixes only).
+/// A prefix question, hashed once: which extractor it was extracted with, and the hash of the prefix. Made for a
+/// prefix scan ([`for_scan`](Self::for_scan)) or for the point lookup of a key in a filter that holds prefixes
+/// only ([`for_key`](Self::for_key)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PrefixProbe<'e> {
+pub(crate) struct PrefixProbe<'e> {
     extractor: &'e str,
     hash: KeyHash,
 }
@@ -176,8 +176,7 @@ impl<'e> PrefixProbe<'e> {
     /// The probe for a scan over every key that starts with `scan`, or `None` when those keys do not share one
     /// stored prefix (the scan is shorter than the extracted prefix, or outside the domain): then no filter can
     /// rule a table out.
-    #[must_use]
-    pub fn for_scan(extractor: &'e dyn PrefixExtractor, scan: &[u8]) -> Option<Self> {
+    pub(crate) fn for_scan(extractor: &'e dyn PrefixExtractor, scan: &[u8]) -> Option<Self> {
         let prefix = scan.get(..extractor.scan_prefix_len(scan)?)?;
         Some(PrefixProbe {
             extractor: extractor.name(),
@@ -186,8 +185,7 @@ impl<'e> PrefixProbe<'e> {
     }
 
     /// The probe for the point lookup of `key` through its prefix, or `None` outside the domain.
-    #[must_use]
-    pub fn for_key(extractor: &'e dyn PrefixExtractor, key: &[u8]) -> Option<Self> {
+    pub(crate) fn for_key(extractor: &'e dyn PrefixExtractor, key: &[u8]) -> Option<Self> {
         Some(PrefixProbe {
             extractor: extractor.name(),
             hash: key_hash(extractor.prefix(key)?),
@@ -195,14 +193,12 @@ impl<'e> PrefixProbe<'e> {
     }
 
     /// The name of the extractor the prefix was extracted with.
-    #[must_use]
-    pub fn extractor_name(&self) -> &'e str {
+    pub(crate) fn extractor_name(&self) -> &'e str {
         self.extractor
     }
 
     /// The hash of the prefix.
-    #[must_use]
-    pub fn hash(&self) -> KeyHash {
+    pub(crate) fn hash(&self) -> KeyHash {
         self.hash
     }
 }

@@ -1,6 +1,6 @@
 //! The reader: opens a block in place (zero-copy, O(1)) and answers membership queries.
 
-use crate::answer::{Answer, Unfiltered};
+use crate::answer::{Answer, Reason};
 use crate::error::{Error, Result};
 use crate::format::{self, FLAG_PREFIXES_ONLY, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
@@ -136,8 +136,8 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     }
 
     /// Whether `key` may have been added: `false` means it certainly was not. A block of prefixes only (see
-    /// [`holds_whole_keys`](Self::holds_whole_keys)) answers `true`: ask it with
-    /// [`may_contain_prefix`](Self::may_contain_prefix) and [`PrefixProbe::for_key`].
+    /// [`holds_whole_keys`](Self::holds_whole_keys)) answers `true`: ask it about the key's prefix with
+    /// [`may_contain_prefix`](Self::may_contain_prefix) (a [`TableFilter`](crate::TableFilter) does so itself).
     #[inline]
     #[must_use]
     pub fn may_contain(&self, key: &[u8]) -> bool {
@@ -190,21 +190,6 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         }
     }
 
-    /// Answers [`may_contain_hash`](Self::may_contain_hash) for many hashes at once, writing `results[i]` for
-    /// `hashes[i]` (for the first `min(hashes.len(), results.len())`).
-    pub fn may_contain_hash_batch(&self, hashes: &[KeyHash], results: &mut [bool]) {
-        let mut raw = [0u64; BATCH];
-        let (params, payload, prefetch) = (&self.params, self.payload(), self.key_queries.prefetch);
-        for (hashes, results) in hashes.chunks(BATCH).zip(results.chunks_mut(BATCH)) {
-            for (r, h) in raw.iter_mut().zip(hashes) {
-                *r = h.get();
-                prefetch(params, payload, *r);
-            }
-            let n = hashes.len().min(results.len());
-            self.answer_batch(raw.get(..n).unwrap_or_default(), results);
-        }
-    }
-
     /// Answers a group whose hashes have been through the kind's prefetch.
     fn answer_batch(&self, hashes: &[u64], results: &mut [bool]) {
         (self.key_queries.batch)(&self.params, self.payload(), hashes, results);
@@ -216,31 +201,31 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         format::payload(self.bytes.as_ref(), self.payload_len)
     }
 
-    /// Whether any key with the probe's prefix may have been added (see [`PrefixProbe`], which hashes a scan or a
-    /// key once for every table). The block answers only if it holds prefixes extracted by an extractor of the
-    /// probe's name; otherwise it says why it cannot, and the table must be read.
-    #[must_use]
-    pub fn may_contain_prefix(&self, probe: &PrefixProbe<'_>) -> Answer {
-        match self.prefix_extractor_name() {
-            None => Answer::Unfiltered(Unfiltered::NoPrefixes),
-            Some(name) if name != probe.extractor_name() => {
-                Answer::Unfiltered(Unfiltered::OtherExtractor)
-            }
-            Some(_) if (self.query)(&self.params, self.payload(), probe.hash().get()) => {
-                Answer::MayContain
-            }
-            Some(_) => Answer::Absent,
-        }
+    /// Whether any key that starts with `prefix` may have been added, for a block built with `extractor`'s
+    /// prefixes (the question of a prefix scan). The block answers only if it holds prefixes of an extractor of
+    /// that name and `prefix` determines one stored prefix; otherwise it says why it cannot
+    /// ([`Reason::NoPrefixes`], [`Reason::OtherExtractor`], [`Reason::ScanNotDetermined`]), and the table must be
+    /// read.
+    pub fn may_contain_prefix(&self, extractor: &dyn PrefixExtractor, prefix: &[u8]) -> Answer {
+        PrefixProbe::for_scan(extractor, prefix)
+            .map_or(Answer::MayContain(Reason::ScanNotDetermined), |probe| {
+                self.may_contain_probe(&probe)
+            })
     }
 
-    /// Whether any key starting with `scan` may have been added, for a block built with `extractor`:
-    /// [`may_contain_prefix`](Self::may_contain_prefix) with [`PrefixProbe::for_scan`].
-    #[must_use]
-    pub fn may_contain_scan(&self, extractor: &dyn PrefixExtractor, scan: &[u8]) -> Answer {
-        PrefixProbe::for_scan(extractor, scan)
-            .map_or(Answer::Unfiltered(Unfiltered::ScanNotDetermined), |probe| {
-                self.may_contain_prefix(&probe)
-            })
+    /// The block's answer for a prefix hashed once.
+    pub(crate) fn may_contain_probe(&self, probe: &PrefixProbe<'_>) -> Answer {
+        match self.prefix_extractor_name() {
+            None => Answer::MayContain(Reason::NoPrefixes),
+            Some(name) if name != probe.extractor_name() => {
+                Answer::MayContain(Reason::OtherExtractor)
+            }
+            Some(_) => Answer::from_may_contain((self.query)(
+                &self.params,
+                self.payload(),
+                probe.hash().get(),
+            )),
+        }
     }
 
     /// Whether any key between `lower` and `upper` may have been added: the question of a range scan, with
@@ -252,7 +237,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     ///
     /// ```
     /// use std::ops::Bound::{Excluded, Included};
-    /// use sstfilter::{FilterBlock, Answer, RangeFilterBuilder, RangePolicy};
+    /// use sstfilter::{Answer, FilterBlock, RangeFilterBuilder, RangePolicy, Reason};
     ///
     /// let key = |id: u64| [&b"k:"[..], &id.to_be_bytes()].concat();
     /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01));
@@ -261,12 +246,11 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// }
     /// let filter = FilterBlock::open(builder.finish())?;
     /// let answer = filter.may_contain_range(Included(&key(20)), Excluded(&key(21)));
-    /// assert_eq!(answer, Answer::MayContain); // holds key 20
+    /// assert_eq!(answer, Answer::MayContain(Reason::Matched)); // holds key 20
     /// // No key from 100 to 400: absent unless a false positive (at most 1 % · 301 / 1024 here).
     /// let _ = filter.may_contain_range(Included(&key(100)), Included(&key(400)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
     pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Answer {
         match &self.params {
             // The filter first: it answers most questions "absent" without comparing the bounds.
@@ -274,7 +258,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
                 if range::may_contain_range(p, self.payload(), lower, upper)
                     && !range::is_empty(lower, upper)
                 {
-                    Answer::MayContain
+                    Answer::MayContain(Reason::Matched)
                 } else {
                     Answer::Absent
                 }
@@ -283,12 +267,12 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
             _ => match range::single_key(lower, upper) {
                 Some(key) if self.holds_whole_keys() => {
                     if self.may_contain(key) {
-                        Answer::MayContain
+                        Answer::MayContain(Reason::Matched)
                     } else {
                         Answer::Absent
                     }
                 }
-                _ => Answer::Unfiltered(Unfiltered::NoRangeFilter),
+                _ => Answer::MayContain(Reason::NoRangeFilter),
             },
         }
     }
@@ -312,7 +296,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// let ranges: Vec<_> = bounds.iter().map(|(a, b)| (Included(&a[..]), Excluded(&b[..]))).collect();
     /// let mut answers = vec![Answer::Absent; ranges.len()];
     /// filter.may_contain_range_batch(&ranges, &mut answers);
-    /// assert!(answers.iter().all(|a| a.may_contain())); // each holds the key i · 1000
+    /// assert!(answers.iter().all(|a| a.must_read())); // each holds the key i · 1000
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn may_contain_range_batch(&self, ranges: &[KeyRange<'_>], results: &mut [Answer]) {
@@ -326,7 +310,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         range::may_contain_ranges(p, self.payload(), ranges, |i, held| {
             if let Some(r) = results.get_mut(i) {
                 *r = if held {
-                    Answer::MayContain
+                    Answer::MayContain(Reason::Matched)
                 } else {
                     Answer::Absent
                 };
@@ -387,8 +371,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     }
 
     /// The CRC32 stored in the trailer.
-    #[must_use]
-    pub fn stored_checksum(&self) -> u32 {
+    pub(crate) fn stored_checksum(&self) -> u32 {
         self.trailer.checksum
     }
 
@@ -461,12 +444,9 @@ mod tests {
         let f = FilterBlock::open(&block[..]).unwrap();
         let mut batch = vec![false; keys.len()];
         f.may_contain_batch(&keys, &mut batch);
-        let hashes: Vec<KeyHash> = keys.iter().map(|k| key_hash(k)).collect();
-        let mut by_hash = vec![false; keys.len()];
-        f.may_contain_hash_batch(&hashes, &mut by_hash);
         for (i, k) in keys.iter().enumerate() {
             assert_eq!(batch[i], f.may_contain(k), "key {i}");
-            assert_eq!(by_hash[i], batch[i], "key {i}");
+            assert_eq!(f.may_contain_hash(key_hash(k)), batch[i], "key {i}");
         }
         assert!(batch.iter().step_by(2).all(|&b| b));
     }

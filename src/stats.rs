@@ -7,7 +7,7 @@
 
 use std::cell::Cell;
 
-use crate::answer::{Answer, Unfiltered};
+use crate::answer::{Answer, Reason};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -16,14 +16,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 /// before the policy that updates it is handed to a store.
 ///
 /// ```
-/// use sstfilter::FilterStats;
+/// use sstfilter::{Answer, FilterStats, Reason};
 ///
 /// let stats = FilterStats::new();
-/// let seen_by_the_store = stats.clone();
-/// seen_by_the_store.record_answer(false); // the filter said "absent": no read
-/// seen_by_the_store.record_answer(true); // "may contain": the read ...
+/// let seen_by_the_store = stats.clone(); // e.g. given to a TableFilter with `with_stats`
+/// seen_by_the_store.record(Answer::Absent); // the filter said "absent": no read
+/// seen_by_the_store.record(Answer::MayContain(Reason::Matched)); // "may contain": the read ...
 /// seen_by_the_store.record_true_positive(); // ... found the key
-/// seen_by_the_store.record_answer(true); // "may contain", and the read found nothing
+/// seen_by_the_store.record(Answer::MayContain(Reason::Matched)); // "may contain", and the read found nothing
 /// let counts = stats.counts();
 /// assert_eq!(counts.reads_avoided(), 1);
 /// assert_eq!(counts.observed_fpr(), Some(0.5)); // 1 false positive among 2 absent keys
@@ -63,9 +63,9 @@ impl Counter {
     const fn of(answer: Answer) -> Self {
         match answer {
             Answer::Absent => Counter::Absent,
-            Answer::MayContain => Counter::MayContain,
-            Answer::Unfiltered(Unfiltered::Unusable) => Counter::DecodeErrors,
-            Answer::Unfiltered(_) => Counter::Unfiltered,
+            Answer::MayContain(Reason::Matched) => Counter::MayContain,
+            Answer::MayContain(Reason::Unusable) => Counter::DecodeErrors,
+            Answer::MayContain(_) => Counter::Unfiltered,
         }
     }
 }
@@ -114,31 +114,14 @@ impl FilterStats {
         }
     }
 
-    /// Records one answer of a filter: `may_contain` false is a read avoided.
-    #[inline]
-    pub fn record_answer(&self, may_contain: bool) {
-        self.record(Answer::from_may_contain(may_contain));
-    }
-
     /// Records that the read after a "may contain" answer found the key.
     pub fn record_true_positive(&self) {
         self.add(Counter::TruePositives);
     }
 
-    /// Records a filter that could not be used (it failed to open or verify) and was answered "may contain"
-    /// without consulting it. Such answers are not counted by [`record_answer`](Self::record_answer).
-    pub fn record_decode_error(&self) {
-        self.add(Counter::DecodeErrors);
-    }
-
-    /// Records a question the filter cannot answer by design (prefixes it does not hold, a range asked of a point
-    /// filter, no filter of that kind): read the table. Not a decode error and not an answer.
-    pub fn record_unfiltered(&self) {
-        self.add(Counter::Unfiltered);
-    }
-
-    /// Records `answer` as the store took it: an answer, an unusable filter, or a question it cannot answer. The
-    /// one place where a table filter's answers become counts.
+    /// Records `answer` as the store took it: an answer, an unusable filter, or a question no filter could answer.
+    /// What [`TableFilter::with_stats`](crate::TableFilter::with_stats) does for every answer; a store that asks
+    /// without attaching the counts records here.
     #[inline]
     pub fn record(&self, answer: Answer) {
         self.add(Counter::of(answer));
@@ -177,7 +160,7 @@ pub struct FilterCounts {
     pub true_positives: u64,
     /// Filters that could not be used and were answered "may contain" without being consulted.
     pub decode_errors: u64,
-    /// Questions a filter cannot answer by design (see [`Unfiltered`]), read without one.
+    /// Questions no filter could answer (every [`Reason`] but a match or an unusable filter), read without one.
     pub unfiltered: u64,
 }
 
@@ -209,15 +192,15 @@ mod tests {
         assert_eq!(stats.counts().observed_fpr(), None);
         let other = stats.clone();
         for _ in 0..90 {
-            other.record_answer(false);
+            other.record(Answer::Absent);
         }
         for _ in 0..15 {
-            other.record_answer(true);
+            other.record(Answer::MayContain(Reason::Matched));
         }
         for _ in 0..5 {
             other.record_true_positive();
         }
-        other.record_decode_error();
+        other.record(Answer::MayContain(Reason::Unusable));
         let counts = stats.counts();
         assert_eq!(
             (
@@ -236,20 +219,20 @@ mod tests {
     fn each_answer_counts_in_its_own_counter() {
         let stats = FilterStats::new();
         let unfiltered = [
-            Unfiltered::NoPrefixes,
-            Unfiltered::OtherExtractor,
-            Unfiltered::ScanNotDetermined,
-            Unfiltered::NoWholeKeys,
-            Unfiltered::NoRangeFilter,
-            Unfiltered::NoFilter,
-            Unfiltered::TooManyPartitions,
+            Reason::NoPrefixes,
+            Reason::OtherExtractor,
+            Reason::ScanNotDetermined,
+            Reason::NoWholeKeys,
+            Reason::NoRangeFilter,
+            Reason::NoFilter,
+            Reason::TooManyPartitions,
         ];
         // 1 absent, 2 "may contain", 3 unusable, and each other reason once.
         let answers = [Answer::Absent]
             .into_iter()
-            .chain([Answer::MayContain; 2])
-            .chain([Answer::Unfiltered(Unfiltered::Unusable); 3])
-            .chain(unfiltered.map(Answer::Unfiltered));
+            .chain([Answer::MayContain(Reason::Matched); 2])
+            .chain([Answer::MayContain(Reason::Unusable); 3])
+            .chain(unfiltered.map(Answer::MayContain));
         for answer in answers {
             stats.record(answer);
         }
@@ -277,12 +260,12 @@ mod tests {
                 let stats = stats.clone();
                 scope.spawn(move || {
                     for i in 0..1000 {
-                        stats.record_answer(i % 4 == 0);
+                        stats.record(Answer::from_may_contain(i % 4 == 0));
                     }
                     for _ in 0..t {
                         stats.record_true_positive();
                     }
-                    stats.record_decode_error();
+                    stats.record(Answer::MayContain(Reason::Unusable));
                 });
             }
         });

@@ -462,7 +462,7 @@ fn range_false_positives(
         let (lower, upper) = (ordered(start), ordered(end));
         if filter
             .may_contain_range(Included(&lower[..]), Included(&upper[..]))
-            .may_contain()
+            .must_read()
         {
             let next = values.partition_point(|&v| v < start);
             if values.get(next).is_some_and(|&v| v <= end) {

@@ -8,7 +8,9 @@ use sstfilter::{
     BlockedBloomPolicy, Error, FORMAT_VERSION, FilterBlock, FilterBlockBuilder, FilterKind,
     KeyHash, PartitionedFilter, PartitionedFilterBuilder, TRAILER_LEN,
 };
-use sstfilter::{KindParams, RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy};
+use sstfilter::{
+    KindParams, NoPartitions, RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomPolicy,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use std::alloc::System;
 use std::ops::Bound;
@@ -111,7 +113,10 @@ fn read_everything(block: &[u8]) -> Result<(), Error> {
     });
     // Nor does reading it as a partition index (it is not one here, but every check runs up to the tag).
     if let Ok(index) = PartitionedFilter::open(block) {
-        let _ = (index.num_partitions(), index.find(b"key"));
+        let _ = (
+            index.num_partitions(),
+            index.may_contain(b"key", &NoPartitions),
+        );
     }
     result
 }
@@ -424,12 +429,13 @@ fn hostile_ribbon_trailers_are_rejected_without_allocating() {
 #[test]
 fn hostile_partition_indexes_are_rejected_without_allocating() {
     let _serial = serialised();
-    let mut builder =
-        PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(100);
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0))
+        .with_partition_bytes(100)
+        .unwrap();
     for i in 0..500u32 {
         builder.add_key(format!("key-{i:05}").as_bytes()).unwrap();
     }
-    let partitions = builder.finish().unwrap();
+    let partitions = builder.finish();
     let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
     let index = partitions.index(&offsets).unwrap();
     // Measured again when it counted allocations, up to three times, as in `open_without_allocating` (this read
@@ -441,8 +447,8 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
             let result = PartitionedFilter::open(block).map(|filter| {
                 let _ = (
                     filter.num_partitions(),
-                    filter.find(b"key-00042"),
-                    filter.partition(3),
+                    filter.may_contain(b"key-00042", &NoPartitions),
+                    filter.partitions().nth(3),
                 );
                 filter.partitions().count()
             });

@@ -11,8 +11,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use sstfilter::{
     Answer, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock, FilterBlockBuilder,
-    FilterPolicy, FixedPrefix, PrefixExtractor, PrefixProbe, RibbonPolicy, StandardBloomPolicy,
-    Unfiltered,
+    FilterPolicy, FixedPrefix, PrefixExtractor, Reason, RibbonPolicy, StandardBloomPolicy,
 };
 
 fn policies() -> Vec<(&'static str, Box<dyn FilterPolicy>)> {
@@ -98,28 +97,28 @@ fn check(
         if whole {
             assert!(filter.may_contain(key), "{what}: lost key {key:?}");
         }
-        if let Some(probe) = PrefixProbe::for_key(extractor, key) {
+        if let Some(prefix) = extractor.prefix(key) {
             assert!(
-                filter.may_contain_prefix(&probe).may_contain(),
+                filter.may_contain_prefix(extractor, prefix).must_read(),
                 "{what}: lost the prefix of {key:?}"
             );
         }
     }
     for scan in scans {
-        let answer = filter.may_contain_scan(extractor, scan);
+        let answer = filter.may_contain_prefix(extractor, scan);
         if keys.iter().any(|k| k.starts_with(scan)) {
             assert!(
-                answer.may_contain(),
+                answer.must_read(),
                 "{what}: scan {scan:?} answered absent over {keys:?}"
             );
         }
-        if let Some(probe) = PrefixProbe::for_scan(extractor, scan) {
-            let spec_says = reference.may_contain_hash(probe.hash().get());
-            assert_eq!(answer.may_contain(), spec_says, "{what}: scan {scan:?}");
+        if let Some(n) = extractor.scan_prefix_len(scan) {
+            let spec_says = reference.may_contain_hash(sstfilter::key_hash(&scan[..n]).get());
+            assert_eq!(answer.must_read(), spec_says, "{what}: scan {scan:?}");
         } else {
             assert_eq!(
                 answer,
-                Answer::Unfiltered(Unfiltered::ScanNotDetermined),
+                Answer::MayContain(Reason::ScanNotDetermined),
                 "{what}: {scan:?}"
             );
         }
@@ -168,37 +167,37 @@ fn the_edges_of_the_domain() {
         for whole in [true, false] {
             let block = build(policy.as_ref(), &fixed, whole, &keys);
             let filter = FilterBlock::open(&block[..]).unwrap();
-            // Keys shorter than the fixed prefix are outside the domain: no prefix probe for them ...
-            assert!(PrefixProbe::for_key(fixed.as_ref(), b"abc").is_none());
+            // Keys shorter than the fixed prefix are outside the domain: no prefix for them ...
+            assert!(fixed.prefix(b"abc").is_none());
             // ... and without whole keys, a point lookup cannot be answered by the block: "may contain".
             assert!(filter.may_contain(b"abc"), "{name}");
             // Scans shorter than the prefix (the empty scan among them) cannot be answered.
             for scan in [&b""[..], b"a", b"abc"] {
-                let answer = filter.may_contain_scan(fixed.as_ref(), scan);
+                let answer = filter.may_contain_prefix(fixed.as_ref(), scan);
                 assert_eq!(
                     answer,
-                    Answer::Unfiltered(Unfiltered::ScanNotDetermined),
+                    Answer::MayContain(Reason::ScanNotDetermined),
                     "{name} {scan:?}"
                 );
             }
             // Longer scans probe their first 4 bytes.
             assert!(
                 filter
-                    .may_contain_scan(fixed.as_ref(), b"abcdefgh")
-                    .may_contain(),
+                    .may_contain_prefix(fixed.as_ref(), b"abcdefgh")
+                    .must_read(),
                 "{name}"
             );
             assert!(
                 filter
-                    .may_contain_scan(fixed.as_ref(), b"abcdxyz")
-                    .may_contain(),
+                    .may_contain_prefix(fixed.as_ref(), b"abcdxyz")
+                    .must_read(),
                 "{name}"
             );
             // Another extractor, even of the same family, is never answered "absent".
             let other = FixedPrefix::new(3);
             assert_eq!(
-                filter.may_contain_scan(&other, b"qqqq"),
-                Answer::Unfiltered(Unfiltered::OtherExtractor),
+                filter.may_contain_prefix(&other, b"qqqq"),
+                Answer::MayContain(Reason::OtherExtractor),
                 "{name}"
             );
         }
@@ -210,8 +209,8 @@ fn the_edges_of_the_domain() {
         assert_eq!(filter.format_version(), 1);
         assert_eq!(filter.prefix_extractor_name(), None);
         assert_eq!(
-            filter.may_contain_scan(fixed.as_ref(), b"abcd"),
-            Answer::Unfiltered(Unfiltered::NoPrefixes)
+            filter.may_contain_prefix(fixed.as_ref(), b"abcd"),
+            Answer::MayContain(Reason::NoPrefixes)
         );
     }
 }
@@ -229,8 +228,8 @@ fn absent_prefixes_are_answered_absent_at_about_the_filter_rate() {
         let passed = (1000..11_000)
             .filter(|t| {
                 filter
-                    .may_contain_scan(tenants.as_ref(), format!("t{t:05}/").as_bytes())
-                    .may_contain()
+                    .may_contain_prefix(tenants.as_ref(), format!("t{t:05}/").as_bytes())
+                    .must_read()
             })
             .count();
         assert!(

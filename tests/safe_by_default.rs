@@ -71,7 +71,7 @@ fn a_damaged_range_block_does_not_open() {
                 !unverified.may_contain(k)
                     || !unverified
                         .may_contain_range(Included(k), Included(k))
-                        .may_contain()
+                        .must_read()
             });
             lossy_unverified += usize::from(lost);
         }
@@ -108,14 +108,14 @@ fn an_extractor_name_a_block_cannot_record_whole_is_refused() {
     assert_eq!(filter.prefix_extractor_name(), Some(longest.name()));
     assert!(
         filter
-            .may_contain_scan(longest.as_ref(), b"ab")
-            .may_contain()
+            .may_contain_prefix(longest.as_ref(), b"ab")
+            .must_read()
     );
     // A different extractor never answers for it: not one whose name is a prefix of it.
     let shorter = NamedCapped("e".repeat(254));
     assert!(matches!(
-        filter.may_contain_scan(&shorter, b"zz"),
-        Answer::Unfiltered(_)
+        filter.may_contain_prefix(&shorter, b"zz"),
+        Answer::MayContain(_)
     ));
 }
 
@@ -178,24 +178,27 @@ fn the_panicking_constructor_says_why() {
 }
 
 /// A partition size of 0 used to be clamped to 1, and one past `MAX_PARTITION_BYTES` to it: both are refused with
-/// the setting named, and the panicking form says why.
+/// the setting named, by the builder and by the table filter's options.
 #[test]
 fn partition_sizes_out_of_range_are_refused() {
     let builder = || PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
+    let options = || sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
     for bytes in [0, MAX_PARTITION_BYTES + 1] {
-        let refused = builder().try_with_partition_bytes(bytes).unwrap_err();
-        assert!(
-            matches!(&refused, UsageError::InvalidSetting { setting, .. }
-                if *setting == "PartitionedFilterBuilder::partition_bytes"),
-            "{refused:?}"
-        );
+        let refused = [
+            builder().with_partition_bytes(bytes).err(),
+            options()
+                .partitioned(bytes, sstfilter::PartitionCuts::Anywhere)
+                .err(),
+        ];
+        for refused in refused {
+            assert!(
+                matches!(&refused, Some(UsageError::InvalidSetting { setting, .. })
+                    if *setting == "partition_bytes"),
+                "{refused:?}"
+            );
+        }
     }
     for bytes in [1, MAX_PARTITION_BYTES] {
-        assert!(builder().try_with_partition_bytes(bytes).is_ok());
+        assert!(builder().with_partition_bytes(bytes).is_ok());
     }
-    let panicked = std::panic::catch_unwind(|| builder().with_partition_bytes(0)).unwrap_err();
-    let message = panicked
-        .downcast_ref::<String>()
-        .expect("a formatted message");
-    assert!(message.contains("partition_bytes"), "{message}");
 }

@@ -14,7 +14,7 @@ use std::ops::{Bound, RangeBounds};
 use sstfilter::{
     Answer, BlockedBloomParams, BlockedBloomPolicy, CappedPrefix, DelimitedPrefix, FilterBlock,
     FilterBlockBuilder, FilterPlan, FilterPolicy, FixedPrefix, KeyHash, PrefixExtractor,
-    RangeFilterBuilder, RangePolicy, RibbonPolicy, StandardBloomParams, key_hash,
+    RangeFilterBuilder, RangePolicy, Reason, RibbonPolicy, StandardBloomParams, key_hash,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -517,13 +517,13 @@ fn prefix_extractors_and_questions_agree_with_the_spec() {
                     spec_block.may_contain_prefix(&reference.name(), hash(&x[..n]))
                 });
                 assert_eq!(
-                    filter.may_contain_scan(ours.as_ref(), x).may_contain(),
+                    filter.may_contain_prefix(ours.as_ref(), x).must_read(),
                     spec_scan,
                     "{what}: scan {x:?}"
                 );
                 // Asked with another extractor's name, both readers answer "may contain".
                 let other = FixedPrefix::new(99);
-                assert!(filter.may_contain_scan(&other, x).may_contain());
+                assert!(filter.may_contain_prefix(&other, x).must_read());
                 assert!(spec_block.may_contain_prefix(other.name(), hash(x)));
             }
         }
@@ -620,12 +620,12 @@ fn range_agree(what: &str, block: &[u8], keys: &[Vec<u8>], others: &[Vec<u8>]) {
         let answer = ours.may_contain_range(lower, upper);
         let expected = match range.may_contain_range(spec_lower, spec_upper) {
             spec::SpecRangeAnswer::Absent => Answer::Absent,
-            spec::SpecRangeAnswer::MayContain => Answer::MayContain,
+            spec::SpecRangeAnswer::MayContain => Answer::MayContain(Reason::Matched),
         };
         assert_eq!(answer, expected, "{what}: {lower:?}..{upper:?}");
         let holds = keys.iter().any(|k| (lower, upper).contains(&k.as_slice()));
         assert!(
-            !holds || answer.may_contain(),
+            !holds || answer.must_read(),
             "{what}: lost {lower:?}..{upper:?}"
         );
     }
@@ -703,7 +703,7 @@ fn range_container_is_refused_and_accepted_alike() {
                     spec::SpecBound::Excluded(&w[1]),
                 );
                 assert_eq!(
-                    answer.may_contain(),
+                    answer.must_read(),
                     spec_answer != spec::SpecRangeAnswer::Absent
                 );
             }

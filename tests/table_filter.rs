@@ -7,11 +7,10 @@ use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 
 use sstfilter::{
-    Answer, BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FixedPrefix, KeyProbe, Loaded,
-    NoPartitions, Partition, PartitionCuts, PartitionLoader, PrefixExtractor, RangePolicy,
-    RibbonPolicy, SharedPolicy, StandardBloomPolicy, TableFilter, TableFilterBlocks,
-    TableFilterBuilder, TableFilterOptions, TableFilterPart, Unfiltered, UsageError,
-    VerifiedPartition,
+    Answer, BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FixedPrefix, KeyProbe, NoPartitions,
+    Partition, PartitionCuts, PartitionLoader, PartitionQuestion, PrefixExtractor, RangePolicy,
+    Reason, RibbonPolicy, StandardBloomPolicy, TableFilter, TableFilterBlocks, TableFilterBuilder,
+    TableFilterOptions, TableFilterPart, UsageError, VerifiedPartition,
 };
 
 /// Keys `tNN/` + 6 digits, sorted: 40 tenants (prefixes of 4 bytes), the ids of each a multiple of 10.
@@ -38,17 +37,17 @@ impl PartitionLoader for Bytes<'_> {
     where
         Self: 'b;
     type Error = ();
-    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
+    fn load(&self, p: &Partition) -> Result<&[u8], ()> {
         let block = self
             .0
             .blocks
             .get(usize::try_from(p.offset).map_err(|_| ())?)
             .ok_or(())?;
-        Ok(Loaded::Bytes(block))
+        Ok(block)
     }
 }
 
-/// A cache of partitions verified as they entered (the damaged ones never enter).
+/// A cache of partitions verified as they entered (the damaged ones never enter), asked in place.
 struct Cache(Vec<Option<VerifiedPartition<Vec<u8>>>>);
 
 impl PartitionLoader for Cache {
@@ -57,9 +56,12 @@ impl PartitionLoader for Cache {
     where
         Self: 'b;
     type Error = ();
-    fn load(&self, p: &Partition) -> Result<Loaded<&[u8]>, ()> {
-        let cached = self.0.get(p.position).and_then(Option::as_ref).ok_or(())?;
-        Ok(cached.borrowed().into())
+    fn load(&self, _: &Partition) -> Result<&[u8], ()> {
+        Err(())
+    }
+    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
+        let cached = self.0.get(question.position()).and_then(Option::as_ref)?;
+        Some(question.ask(cached))
     }
 }
 
@@ -85,28 +87,33 @@ enum Layout {
     AtDataBlocks,
 }
 
-fn options(point: Point, prefixes: Prefixes, range: bool, layout: Layout) -> TableFilterOptions {
-    let policy: Option<SharedPolicy> = match point {
-        Point::None => None,
-        Point::Blocked => Some(Arc::new(BlockedBloomPolicy::new(10.0))),
-        Point::Ribbon => Some(Arc::new(RibbonPolicy::new(10.0))),
-        Point::Standard => Some(Arc::new(StandardBloomPolicy::new(10.0))),
+/// The options of a combination, or the error of the setting that refuses it (prefixes or partitions without a
+/// point policy).
+fn options(
+    point: Point,
+    prefixes: Prefixes,
+    range: bool,
+    layout: Layout,
+) -> Result<TableFilterOptions, UsageError> {
+    let options = match point {
+        Point::None => TableFilterOptions::new(),
+        Point::Blocked => TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)),
+        Point::Ribbon => TableFilterOptions::new().point(RibbonPolicy::new(10.0)),
+        Point::Standard => TableFilterOptions::new().point(StandardBloomPolicy::new(10.0)),
     };
-    let mut options = TableFilterOptions::new();
-    if let Some(policy) = policy {
-        options = options.shared_point(policy);
-    }
     let extractor: Arc<dyn PrefixExtractor> = Arc::new(FixedPrefix::new(4));
-    options = match prefixes {
+    let options = match prefixes {
         Prefixes::None => options,
-        Prefixes::WithWholeKeys => options.prefixes(extractor, true),
-        Prefixes::Only => options.prefixes(extractor, false),
+        Prefixes::WithWholeKeys => options.prefixes(extractor, true)?,
+        Prefixes::Only => options.prefixes(extractor, false)?,
     };
-    if range {
-        options = options.range(RangePolicy::new(1 << 10, 0.01));
-    }
+    let options = if range {
+        options.range(RangePolicy::new(1 << 10, 0.01))?
+    } else {
+        options
+    };
     match layout {
-        Layout::OneBlock => options,
+        Layout::OneBlock => Ok(options),
         Layout::Anywhere => options.partitioned(256, PartitionCuts::Anywhere),
         Layout::AtDataBlocks => options.partitioned(256, PartitionCuts::AtDataBlocks),
     }
@@ -118,7 +125,7 @@ fn build(
     options: &TableFilterOptions,
     keys: &[Vec<u8>],
 ) -> Result<(Store, Option<usize>, Option<usize>), UsageError> {
-    let mut builder = TableFilterBuilder::new(options)?;
+    let mut builder = TableFilterBuilder::new(options);
     for (i, key) in keys.iter().enumerate() {
         builder.add_key(key)?;
         builder.add_key(key)?; // a second version of the key counts once
@@ -129,7 +136,7 @@ fn build(
     let blocks = builder.finish()?;
     let mut store = Store::default();
     let locations = blocks
-        .write(|part, bytes| -> Result<u64, ()> {
+        .write(|part, bytes| {
             if let TableFilterPart::Partition(i) = part {
                 assert_eq!(Some(bytes), blocks.partitions().map(|p| &p.blocks()[i][..]));
             }
@@ -137,47 +144,50 @@ fn build(
             Ok(store.blocks.len() as u64 - 1)
         })
         .unwrap();
-    let position = |l: Option<sstfilter::BlockLocation>| l.map(|l| l.position as usize);
+    let position = |l: Option<sstfilter::BlockLocation>| l.map(|l| l.offset as usize);
     Ok((store, position(locations.point), position(locations.range)))
 }
 
 /// A range question's two bounds.
 type KeyRange<'k> = (Bound<&'k [u8]>, Bound<&'k [u8]>);
 
-fn open(store: &Store, point: Option<usize>, range: Option<usize>) -> TableFilter<&[u8]> {
+/// The table filter over the store's blocks, read with `options` (whose extractor the prefix questions use).
+fn open<'a>(
+    options: &TableFilterOptions,
+    store: &'a Store,
+    point: Option<usize>,
+    range: Option<usize>,
+) -> TableFilter<&'a [u8]> {
     let get = |at: Option<usize>| at.map(|at| store.blocks[at].as_slice());
-    TableFilter::open(get(point), get(range))
+    TableFilter::open(options, get(point), get(range)).unwrap()
 }
 
-/// Every stored key, every scan over a stored key's prefix (with the table's extractor) and every range that holds
-/// a stored key answers "may contain" (or cannot tell), never "absent".
+/// Every stored key, every scan over a stored key's prefix (read with the table's extractor, `filter`, and
+/// without, `plain`) and every range that holds a stored key answers "may contain" (or cannot tell), never
+/// "absent".
 fn assert_finds_all<L: PartitionLoader>(
     what: &str,
-    filter: &TableFilter<&[u8]>,
+    (filter, plain): (&TableFilter<&[u8]>, &TableFilter<&[u8]>),
     loader: &L,
     keys: &[Vec<u8>],
 ) {
-    let extractor = FixedPrefix::new(4);
     for (i, key) in keys.iter().enumerate() {
-        let probe = KeyProbe::with_prefix(key, &extractor);
         assert!(
-            filter.may_contain_key(&probe, loader).may_contain(),
+            filter.may_contain(&KeyProbe::new(key), loader).must_read(),
             "{what}: lost {key:?}"
         );
         assert!(
-            filter.may_contain(key, loader).may_contain(),
-            "{what}: lost {key:?} by key"
+            plain.may_contain(&KeyProbe::new(key), loader).must_read(),
+            "{what}: lost {key:?} without extractor"
         );
         for end in [0, 1, 2, 3, 4, 5, key.len()] {
             let scan = &key[..end];
             assert!(
-                filter
-                    .may_contain_scan(Some(&extractor), scan, loader)
-                    .may_contain(),
+                filter.may_contain_prefix(scan, loader).must_read(),
                 "{what}: lost {key:?} in a scan of {scan:?}"
             );
             assert!(
-                filter.may_contain_scan(None, scan, loader).may_contain(),
+                plain.may_contain_prefix(scan, loader).must_read(),
                 "{what}: lost {key:?} in a scan of {scan:?} without extractor"
             );
         }
@@ -190,7 +200,7 @@ fn assert_finds_all<L: PartitionLoader>(
         ];
         for (lower, upper) in bounds {
             assert!(
-                filter.may_contain_range(lower, upper, loader).may_contain(),
+                filter.may_contain_range(lower, upper, loader).must_read(),
                 "{what}: lost {key:?} in {lower:?}..{upper:?}"
             );
         }
@@ -207,18 +217,19 @@ fn every_combination_finds_every_key_through_every_loader() {
                 for layout in [Layout::OneBlock, Layout::Anywhere, Layout::AtDataBlocks] {
                     let what = format!("{point:?} {prefixes:?} range={range} {layout:?}");
                     let options = options(point, prefixes, range, layout);
-                    let built = build(&options, &keys);
                     let needs_point =
                         !matches!((prefixes, layout), (Prefixes::None, Layout::OneBlock));
                     if matches!(point, Point::None) && needs_point {
                         assert!(
-                            matches!(built, Err(UsageError::InvalidSetting { .. })),
-                            "{what}"
+                            matches!(options, Err(UsageError::InvalidSetting { .. })),
+                            "{what}: refused where it is set"
                         );
                         continue;
                     }
-                    let (store, point_at, range_at) = built.unwrap();
-                    let filter = open(&store, point_at, range_at);
+                    let options = options.unwrap();
+                    let (store, point_at, range_at) = build(&options, &keys).unwrap();
+                    let filter = open(&options, &store, point_at, range_at);
+                    let plain = open(&TableFilterOptions::new(), &store, point_at, range_at);
                     assert!(
                         filter.point_error().is_none() && filter.range_error().is_none(),
                         "{what}"
@@ -228,7 +239,7 @@ fn every_combination_finds_every_key_through_every_loader() {
                         !matches!(layout, Layout::OneBlock),
                         "{what}"
                     );
-                    assert_finds_all(&what, &filter, &Bytes(&store), &keys);
+                    assert_finds_all(&what, (&filter, &plain), &Bytes(&store), &keys);
                     if let Some(index) = filter.partitioned_filter() {
                         let cache = Cache(
                             index
@@ -243,14 +254,14 @@ fn every_combination_finds_every_key_through_every_loader() {
                                 })
                                 .collect(),
                         );
-                        assert_finds_all(&what, &filter, &cache, &keys);
+                        assert_finds_all(&what, (&filter, &plain), &cache, &keys);
                         // Without a loader, a partitioned filter cannot tell, and says so.
                         assert_eq!(
-                            filter.may_contain(&keys[10], &NoPartitions),
+                            filter.may_contain(&KeyProbe::new(&keys[10]), &NoPartitions),
                             if range {
-                                Answer::MayContain
+                                Answer::MayContain(Reason::Matched)
                             } else {
-                                Answer::Unfiltered(Unfiltered::Unusable)
+                                Answer::MayContain(Reason::Unusable)
                             },
                             "{what}"
                         );
@@ -269,14 +280,13 @@ fn every_combination_finds_every_key_through_every_loader() {
 #[test]
 fn every_combination_filters_what_it_holds_filters_for() {
     let keys = keys(4000);
-    let extractor = FixedPrefix::new(4);
     for prefixes in [Prefixes::None, Prefixes::WithWholeKeys, Prefixes::Only] {
         for range in [false, true] {
             for layout in [Layout::OneBlock, Layout::Anywhere, Layout::AtDataBlocks] {
                 let what = format!("{prefixes:?} range={range} {layout:?}");
-                let (store, point_at, range_at) =
-                    build(&options(Point::Blocked, prefixes, range, layout), &keys).unwrap();
-                let filter = open(&store, point_at, range_at);
+                let options = options(Point::Blocked, prefixes, range, layout).unwrap();
+                let (store, point_at, range_at) = build(&options, &keys).unwrap();
+                let filter = open(&options, &store, point_at, range_at);
                 let loader = Bytes(&store);
                 // Ids ending in 5 are between stored ids (multiples of 10).
                 let absent: Vec<Vec<u8>> = (0..2000)
@@ -288,9 +298,7 @@ fn every_combination_filters_what_it_holds_filters_for() {
                         .filter(|k| answer(&filter, k, &loader) == Answer::Absent)
                         .count()
                 };
-                let by_key = skipped(|f, k, l| {
-                    f.may_contain_key(&KeyProbe::with_prefix(k, &FixedPrefix::new(4)), l)
-                });
+                let by_key = skipped(|f, k, l| f.may_contain(&KeyProbe::new(k), l));
                 let whole_keys = !matches!(prefixes, Prefixes::Only);
                 if whole_keys || range {
                     assert!(
@@ -301,11 +309,8 @@ fn every_combination_filters_what_it_holds_filters_for() {
                 // Tenants 40..79 hold nothing.
                 let scans = (40..80)
                     .filter(|t| {
-                        filter.may_contain_scan(
-                            Some(&extractor),
-                            format!("t{t:02}/").as_bytes(),
-                            &loader,
-                        ) == Answer::Absent
+                        filter.may_contain_prefix(format!("t{t:02}/").as_bytes(), &loader)
+                            == Answer::Absent
                     })
                     .count();
                 if !matches!(prefixes, Prefixes::None) || range {
@@ -324,7 +329,6 @@ fn every_combination_filters_what_it_holds_filters_for() {
                 } else {
                     assert_eq!(ranges, 0, "{what}: a point filter cannot answer a range");
                 }
-                let _ = extractor.name();
             }
         }
     }
@@ -336,7 +340,7 @@ fn every_combination_filters_what_it_holds_filters_for() {
 fn damaged_blocks_lose_nothing() {
     let keys = keys(2000);
     for layout in [Layout::OneBlock, Layout::Anywhere] {
-        let options = options(Point::Blocked, Prefixes::WithWholeKeys, true, layout);
+        let options = options(Point::Blocked, Prefixes::WithWholeKeys, true, layout).unwrap();
         let (mut store, point_at, range_at) = build(&options, &keys).unwrap();
         let n = store.blocks.len();
         for (b, block) in store.blocks.iter_mut().enumerate() {
@@ -346,9 +350,10 @@ fn damaged_blocks_lose_nothing() {
             block[at..end].fill(0);
             let _ = b;
         }
-        let filter = open(&store, point_at, range_at);
+        let filter = open(&options, &store, point_at, range_at);
+        let plain = open(&TableFilterOptions::new(), &store, point_at, range_at);
         let what = format!("{layout:?}, {n} blocks all damaged");
-        assert_finds_all(&what, &filter, &Bytes(&store), &keys);
+        assert_finds_all(&what, (&filter, &plain), &Bytes(&store), &keys);
         assert!(filter.range_error().is_some(), "{what}");
     }
 }
@@ -357,33 +362,34 @@ fn damaged_blocks_lose_nothing() {
 #[test]
 fn answers_are_counted_once_by_kind() {
     let keys = keys(500);
-    let (store, point_at, range_at) = build(
-        &options(Point::Blocked, Prefixes::None, false, Layout::OneBlock),
-        &keys,
-    )
-    .unwrap();
+    let options = options(Point::Blocked, Prefixes::None, false, Layout::OneBlock).unwrap();
+    let (store, point_at, range_at) = build(&options, &keys).unwrap();
     let stats = sstfilter::FilterStats::new();
-    let filter = open(&store, point_at, range_at).with_stats(stats.clone());
+    let filter = open(&options, &store, point_at, range_at).with_stats(stats.clone());
     for key in &keys {
-        assert_eq!(filter.may_contain(key, &NoPartitions), Answer::MayContain);
+        assert_eq!(
+            filter.may_contain(&KeyProbe::new(key), &NoPartitions),
+            Answer::MayContain(Reason::Matched)
+        );
     }
-    let extractor = FixedPrefix::new(4);
     assert_eq!(
-        filter.may_contain_scan(Some(&extractor), b"t00/", &NoPartitions),
-        Answer::Unfiltered(Unfiltered::NoPrefixes)
+        filter.may_contain_prefix(b"t00/", &NoPartitions),
+        Answer::MayContain(Reason::NoPrefixes)
     );
     let counts = stats.counts();
     assert_eq!(counts.may_contain + counts.absent, 500);
     assert_eq!((counts.unfiltered, counts.decode_errors), (1, 0));
     // An unusable filter is a decode error, answered "may contain".
     let broken = TableFilter::open(
+        &options,
         Some(&b"not a filter block, just bytes that are long enough"[..]),
         None,
     )
+    .unwrap()
     .with_stats(stats.clone());
     assert_eq!(
-        broken.may_contain(b"k", &NoPartitions),
-        Answer::Unfiltered(Unfiltered::Unusable)
+        broken.may_contain(&KeyProbe::new(b"k"), &NoPartitions),
+        Answer::MayContain(Reason::Unusable)
     );
     assert_eq!(stats.counts().decode_errors, 1);
 }
@@ -433,9 +439,10 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
                 let options = TableFilterOptions::new()
                     .point(BlockedBloomPolicy::new(10.0))
                     .prefixes(extractor.clone(), whole_keys)
-                    .partitioned(1, PartitionCuts::Anywhere);
+                    .and_then(|o| o.partitioned(1, PartitionCuts::Anywhere))
+                    .unwrap();
                 let (store, point_at, range_at) = build(&options, &keys).unwrap();
-                let filter = open(&store, point_at, range_at);
+                let filter = open(&options, &store, point_at, range_at);
                 let what = format!("seed {seed}, {} whole_keys={whole_keys}", extractor.name());
                 // A partition of one byte holds one key (with whole keys; of prefixes only, keys that add no hash
                 // share one).
@@ -447,18 +454,17 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
                 for scan in &all {
                     if keys.iter().any(|k| k.starts_with(scan)) {
                         assert!(
-                            filter
-                                .may_contain_scan(Some(extractor.as_ref()), scan, &Bytes(&store))
-                                .may_contain(),
+                            filter.may_contain_prefix(scan, &Bytes(&store)).must_read(),
                             "{what}: scan {:?} lost",
                             String::from_utf8_lossy(scan)
                         );
                     }
                 }
                 for key in &keys {
-                    let probe = KeyProbe::with_prefix(key, extractor.as_ref());
                     assert!(
-                        filter.may_contain_key(&probe, &Bytes(&store)).may_contain(),
+                        filter
+                            .may_contain(&KeyProbe::new(key), &Bytes(&store))
+                            .must_read(),
                         "{what}: {key:?}"
                     );
                 }
@@ -472,40 +478,50 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
 #[test]
 fn keys_in_any_order_build_point_filters_only() {
     let extractor = Arc::new(FixedPrefix::new(3));
-    let options = TableFilterOptions::new()
+    let options = TableFilterOptions::any_key_order()
         .point(BlockedBloomPolicy::new(10.0))
         .prefixes(extractor.clone(), true)
-        .any_key_order();
+        .unwrap();
     let mut keys = keys(2000);
     keys.reverse();
-    let mut builder = TableFilterBuilder::new(&options).unwrap();
+    let mut builder = TableFilterBuilder::new(&options);
     for key in &keys {
         builder.add_key(key).unwrap();
         builder.add_key(key).unwrap(); // a repeat counts once
     }
     assert_eq!(builder.len(), keys.len() as u64);
     let blocks = builder.finish().unwrap();
-    let filter = TableFilter::open(blocks.point_block(), None);
+    let filter = TableFilter::open(&options, blocks.point_block(), None).unwrap();
     for key in &keys {
-        assert!(filter.may_contain(key, &NoPartitions).may_contain());
         assert!(
             filter
-                .may_contain_scan(Some(extractor.as_ref()), &key[..3], &NoPartitions)
-                .may_contain()
+                .may_contain(&KeyProbe::new(key), &NoPartitions)
+                .must_read()
+        );
+        assert!(
+            filter
+                .may_contain_prefix(&key[..3], &NoPartitions)
+                .must_read()
         );
     }
-    for refused in [
-        options.clone().range(RangePolicy::new(16, 0.01)),
-        options.clone().partitioned_by_default(),
-    ] {
-        assert!(matches!(
-            TableFilterBuilder::new(&refused),
-            Err(UsageError::InvalidSetting { .. })
-        ));
+    // A range filter or partitions are refused with it, where they are set.
+    let policy = RangePolicy::new(16, 0.01);
+    let sorted_only = [
+        options.clone().range(policy).err(),
+        options
+            .clone()
+            .partitioned(4096, PartitionCuts::Anywhere)
+            .err(),
+    ];
+    for refused in sorted_only {
+        assert!(
+            matches!(refused, Some(UsageError::InvalidSetting { .. })),
+            "{refused:?}"
+        );
     }
     // Without it, the same keys are refused at the first one out of order.
     let bytewise = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
-    let mut builder = TableFilterBuilder::new(&bytewise).unwrap();
+    let mut builder = TableFilterBuilder::new(&bytewise);
     builder.add_key(&keys[0]).unwrap();
     assert!(matches!(
         builder.add_key(&keys[1]),
@@ -514,46 +530,52 @@ fn keys_in_any_order_build_point_filters_only() {
     assert_eq!(builder.len(), 1);
 }
 
-/// A `finish_and_reset` that fails leaves the builder empty: the next table's keys, lower than the failed
-/// table's, are taken, and build exactly what a fresh builder builds.
+/// Partitions cut at data blocks, from a store that never says where a data block ends (or closes the filter
+/// before its last block): the table builds, with partitions at most four times their size, and the builder then
+/// builds the next table exactly as a fresh one would.
 #[test]
-fn a_failed_finish_leaves_the_builder_as_a_fresh_one() {
+fn partitions_at_data_blocks_without_data_block_ends_stay_bounded() {
     let options = TableFilterOptions::new()
         .point(BlockedBloomPolicy::new(10.0))
-        .partitioned(4096, PartitionCuts::AtDataBlocks)
-        .range(RangePolicy::new(1 << 10, 0.01));
-    let failed: Vec<Vec<u8>> = (0..100).map(|i| format!("m{i:04}").into_bytes()).collect();
+        .partitioned(256, PartitionCuts::AtDataBlocks)
+        .and_then(|o| o.range(RangePolicy::new(1 << 10, 0.01)))
+        .unwrap();
+    let first: Vec<Vec<u8>> = (0..5000).map(|i| format!("m{i:05}").into_bytes()).collect();
     let next: Vec<Vec<u8>> = (0..100).map(|i| format!("a{i:04}").into_bytes()).collect();
-    let mut builder = TableFilterBuilder::new(&options).unwrap();
-    for key in &failed {
+    let mut builder = TableFilterBuilder::new(&options);
+    for key in &first {
         builder.add_key(key).unwrap();
     }
-    assert!(matches!(
-        builder.finish_and_reset(),
-        Err(UsageError::NoDataBlockEnd)
-    ));
+    let blocks = builder.finish_and_reset().unwrap();
     assert_eq!(builder.len(), 0);
-    let mut fresh = TableFilterBuilder::new(&options).unwrap();
+    let partitions = blocks.partitions().unwrap();
+    assert!(partitions.len() > 1, "one partition of the whole table");
+    for block in partitions.blocks() {
+        assert!(
+            block.len() <= 4 * 256 + 64,
+            "a partition of {} bytes",
+            block.len()
+        );
+    }
+    let mut fresh = TableFilterBuilder::new(&options);
     for key in &next {
         builder.add_key(key).unwrap();
         fresh.add_key(key).unwrap();
     }
-    builder.end_data_block();
-    fresh.end_data_block();
     let (reused, fresh) = (builder.finish_and_reset().unwrap(), fresh.finish().unwrap());
     assert_eq!(reused.num_keys(), 100);
     assert_eq!(reused.range_block(), fresh.range_block());
     let blocks = |b: &TableFilterBlocks| b.partitions().unwrap().blocks().to_vec();
     assert_eq!(blocks(&reused), blocks(&fresh));
-    let range = TableFilter::open(None, reused.range_block());
+    let range = TableFilter::open(&options, None, reused.range_block()).unwrap();
     assert_eq!(
         range.may_contain_range(
-            Included(&b"m0000"[..]),
-            Included(&b"m0099"[..]),
+            Included(&b"m00000"[..]),
+            Included(&b"m04999"[..]),
             &NoPartitions
         ),
         Answer::Absent,
-        "the failed table's keys are not in the next table's range filter"
+        "the first table's keys are not in the next table's range filter"
     );
 }
 
@@ -561,10 +583,8 @@ fn a_failed_finish_leaves_the_builder_as_a_fresh_one() {
 /// the block is the one the same keys build in order.
 #[test]
 fn keys_in_any_order_are_counted_once_each() {
-    let point = TableFilterOptions::new()
-        .point(BlockedBloomPolicy::new(10.0))
-        .any_key_order();
-    let mut builder = TableFilterBuilder::new(&point).unwrap();
+    let point = TableFilterOptions::any_key_order().point(BlockedBloomPolicy::new(10.0));
+    let mut builder = TableFilterBuilder::new(&point);
     for key in ["b", "a", "b", "c", "a", "a"] {
         builder.add_key(key.as_bytes()).unwrap();
     }
@@ -582,18 +602,16 @@ fn keys_in_any_order_are_counted_once_each() {
             options
                 .point(BlockedBloomPolicy::new(10.0))
                 .prefixes(extractor.clone(), whole_keys)
+                .unwrap()
         };
         let build = |options: &TableFilterOptions, keys: &[Vec<u8>]| {
-            let mut builder = TableFilterBuilder::new(options).unwrap();
+            let mut builder = TableFilterBuilder::new(options);
             for key in keys {
                 builder.add_key(key).unwrap();
             }
             builder.finish().unwrap()
         };
-        let any = build(
-            &with_prefixes(TableFilterOptions::new().any_key_order()),
-            &keys,
-        );
+        let any = build(&with_prefixes(TableFilterOptions::any_key_order()), &keys);
         let ordered = build(&with_prefixes(TableFilterOptions::new()), &sorted);
         assert_eq!(any.num_keys(), 100, "whole keys {whole_keys}");
         assert_eq!(
@@ -612,4 +630,66 @@ fn keys_in_any_order_are_counted_once_each() {
 #[should_panic(expected = "not the key's hash")]
 fn a_probe_with_another_keys_hash_is_caught_in_debug_builds() {
     let _ = KeyProbe::with_hash(b"key", sstfilter::key_hash(b"other"));
+}
+
+/// A store that records its two blocks' places the wrong way round is told when it opens the filter, instead of
+/// every question quietly answering "may contain".
+#[test]
+fn swapped_blocks_are_refused_at_open() {
+    let keys = keys(300);
+    let options = options(Point::Blocked, Prefixes::None, true, Layout::OneBlock).unwrap();
+    let (store, point_at, range_at) = build(&options, &keys).unwrap();
+    let get = |at: Option<usize>| at.map(|at| store.blocks[at].as_slice());
+    // The mistake, as a store would write it: the range block's place where the point block's goes.
+    let swapped = TableFilter::open(&options, get(range_at), get(point_at));
+    assert!(matches!(
+        swapped,
+        Err(UsageError::WrongBlock {
+            found: sstfilter::FilterKind::Range,
+            ..
+        })
+    ));
+    let point_as_range = TableFilter::open(&options, None, get(point_at));
+    assert!(matches!(
+        point_as_range,
+        Err(UsageError::WrongBlock {
+            found: sstfilter::FilterKind::BlockedBloom,
+            ..
+        })
+    ));
+}
+
+/// A filter of prefixes only filters point lookups through the key's prefix: the reader takes the extractor from
+/// the store's options, so a store cannot forget to give it.
+#[test]
+fn a_prefix_only_filter_filters_point_lookups() {
+    let keys = keys(2000);
+    let options = options(Point::Blocked, Prefixes::Only, false, Layout::OneBlock).unwrap();
+    let (store, point_at, _) = build(&options, &keys).unwrap();
+    let filter = open(&options, &store, point_at, None);
+    // Tenants 40..79 hold nothing: their keys' prefixes are not in the filter.
+    let absent: Vec<Vec<u8>> = (40..80)
+        .map(|t| format!("t{t:02}/000010").into_bytes())
+        .collect();
+    let skipped = absent
+        .iter()
+        .filter(|k| filter.may_contain(&KeyProbe::new(k), &NoPartitions) == Answer::Absent)
+        .count();
+    assert!(
+        skipped >= 38,
+        "{skipped} of 40 absent tenants' keys skipped"
+    );
+    for key in &keys {
+        assert!(
+            filter
+                .may_contain(&KeyProbe::new(key), &NoPartitions)
+                .must_read()
+        );
+    }
+    // Read without the store's extractor, the same filter cannot tell, and says why.
+    let plain = open(&TableFilterOptions::new(), &store, point_at, None);
+    assert_eq!(
+        plain.may_contain(&KeyProbe::new(&absent[0]), &NoPartitions),
+        Answer::MayContain(Reason::NoWholeKeys)
+    );
 }

@@ -4,13 +4,28 @@
 #![no_main]
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::{DelimitedPrefix, FixedPrefix};
-use sstfilter_table::Table;
+use sstfilter::{
+    BlockedBloomPolicy, DelimitedPrefix, FixedPrefix, PrefixExtractor, TableFilterOptions,
+};
+use sstfilter_table::{Table, TableOptions};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(table) = Table::from_reader(data, data.len() as u64) else {
+    // The reader's prefix extractor, chosen by the last byte (a table names its own; only the reader's asks).
+    let extractor: Option<Arc<dyn PrefixExtractor>> = match data.last().map(|b| b % 3) {
+        Some(1) => Some(Arc::new(FixedPrefix::new(3))),
+        Some(2) => Some(Arc::new(DelimitedPrefix::new(b':'))),
+        _ => None,
+    };
+    let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
+    let filters = match extractor {
+        Some(extractor) => point.prefixes(extractor, true).expect("a short name"),
+        None => point,
+    };
+    let options = TableOptions::default().filters(filters);
+    let Ok(table) = Table::from_reader(data, data.len() as u64, &options) else {
         return;
     };
     let _ = table.verify();
@@ -50,8 +65,7 @@ fuzz_target!(|data: &[u8]| {
         "partition counters are inconsistent: {stats:?}"
     );
     for key in keys() {
-        let _ = table.scan_prefix(&FixedPrefix::new(3), key);
-        let _ = table.scan_prefix(&DelimitedPrefix::new(b':'), key);
+        let _ = table.scan_prefix(key);
         let _ = table.scan_range(Bound::Included(key), Bound::Excluded(&[0xff; 4][..]));
         let _ = table.scan_range(Bound::Unbounded, Bound::Included(key));
     }

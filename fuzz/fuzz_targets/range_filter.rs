@@ -101,7 +101,7 @@ fuzz_target!(|input: Input| {
             );
             if keys.iter().any(|k| inside(k, lower, upper)) {
                 assert!(
-                    answer.may_contain(),
+                    answer.must_read(),
                     "lost {lower:?}..{upper:?} holding a key of {keys:?} with {policy:?}"
                 );
             }

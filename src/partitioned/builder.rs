@@ -6,7 +6,7 @@ use core::fmt;
 use crate::builder::FilterBlockBuilder;
 use std::sync::Arc;
 
-use crate::error::{UsageError, configured};
+use crate::error::UsageError;
 use crate::format::{PartitionIndexTag, PrefixName, Prefixes, TRAILER_LEN, Trailer};
 use crate::policy::FilterPolicy;
 use crate::prefix::PrefixExtractor;
@@ -19,6 +19,19 @@ pub const DEFAULT_PARTITION_BYTES: usize = 4096;
 /// Largest partition size [`PartitionedFilterBuilder::with_partition_bytes`] accepts; larger settings are refused.
 pub const MAX_PARTITION_BYTES: usize = 1 << 30;
 
+/// `bytes` if it is a partition size the builder accepts (`1..=MAX_PARTITION_BYTES`), else why not.
+pub(crate) fn check_partition_bytes(bytes: usize) -> Result<usize, UsageError> {
+    if (1..=MAX_PARTITION_BYTES).contains(&bytes) {
+        Ok(bytes)
+    } else {
+        Err(UsageError::setting(
+            "partition_bytes",
+            format!("1 to {MAX_PARTITION_BYTES} bytes"),
+            bytes,
+        ))
+    }
+}
+
 /// Where a partition may end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PartitionCuts {
@@ -28,7 +41,9 @@ pub enum PartitionCuts {
     Anywhere,
     /// Only after a key that ended a data block ([`PartitionedFilterBuilder::end_data_block`]), once the partition
     /// reaches its size (coupled): a partition then covers whole data blocks, which a store with partitioned
-    /// indexes wants (the filter partition and the index partition of a key are cut at the same place).
+    /// indexes wants (the filter partition and the index partition of a key are cut at the same place). A
+    /// partition that reaches four times its size with no data block ending is cut anyway, so a store that never
+    /// calls `end_data_block` gets bounded partitions, not one of the whole table.
     AtDataBlocks,
 }
 
@@ -47,8 +62,6 @@ pub struct PartitionedFilterBuilder<P: FilterPolicy + Clone> {
     target_keys: Option<usize>,
     cuts: PartitionCuts,
     current: FilterBlockBuilder<P>,
-    /// `end_data_block` calls since the first key: cutting at data blocks without any is a caller's mistake.
-    data_block_ends: u64,
     last_key: Option<Vec<u8>>,
     /// Whether the key added last ended a data block ([`PartitionCuts::AtDataBlocks`]).
     at_data_block_end: bool,
@@ -81,7 +94,6 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
             partition_bytes: DEFAULT_PARTITION_BYTES,
             target_keys: None,
             cuts: PartitionCuts::Anywhere,
-            data_block_ends: 0,
             last_key: None,
             at_data_block_end: false,
             blocks: Vec::new(),
@@ -91,28 +103,17 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
         }
     }
 
-    /// Target filter bytes per partition, `1..=MAX_PARTITION_BYTES`. Call before the first key.
-    ///
-    /// # Panics
-    /// Outside that range; [`try_with_partition_bytes`](Self::try_with_partition_bytes) returns the error instead.
-    #[must_use]
-    pub fn with_partition_bytes(self, bytes: usize) -> Self {
-        configured(self.try_with_partition_bytes(bytes))
+    /// Target filter bytes per partition, `1..=MAX_PARTITION_BYTES` (default [`DEFAULT_PARTITION_BYTES`]); any
+    /// other is refused with [`UsageError::InvalidSetting`]. Call before the first key.
+    pub fn with_partition_bytes(self, bytes: usize) -> Result<Self, UsageError> {
+        check_partition_bytes(bytes).map(|bytes| self.with_checked_partition_bytes(bytes))
     }
 
-    /// [`with_partition_bytes`](Self::with_partition_bytes), failing with [`UsageError::InvalidSetting`] for 0 or
-    /// more than [`MAX_PARTITION_BYTES`].
-    pub fn try_with_partition_bytes(mut self, bytes: usize) -> Result<Self, UsageError> {
-        if !(1..=MAX_PARTITION_BYTES).contains(&bytes) {
-            return Err(UsageError::setting(
-                "PartitionedFilterBuilder::partition_bytes",
-                format!("1 to {MAX_PARTITION_BYTES} bytes"),
-                bytes,
-            ));
-        }
+    /// [`with_partition_bytes`](Self::with_partition_bytes) of a size [`check_partition_bytes`] accepted.
+    pub(crate) fn with_checked_partition_bytes(mut self, bytes: usize) -> Self {
         self.partition_bytes = bytes;
         self.target_keys = None;
-        Ok(self)
+        self
     }
 
     /// Where partitions may end (default [`PartitionCuts::Anywhere`]).
@@ -126,13 +127,19 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
     /// prefixes in a partition), as [`FilterBlockBuilder::with_prefixes`] does for one block; without
     /// `whole_keys`, prefixes only. Fails as that does, for an extractor name a block cannot record.
     pub fn with_prefixes(
-        mut self,
+        self,
         extractor: Arc<dyn PrefixExtractor>,
         whole_keys: bool,
     ) -> Result<Self, UsageError> {
-        self.current =
+        let current =
             FilterBlockBuilder::new(self.policy.clone()).with_prefixes(extractor, whole_keys)?;
-        Ok(self)
+        Ok(self.with_partition_builder(current))
+    }
+
+    /// Builds each partition with `current` (an empty builder of this policy, with the prefixes it adds).
+    pub(crate) fn with_partition_builder(mut self, current: FilterBlockBuilder<P>) -> Self {
+        self.current = current;
+        self
     }
 
     /// Adds a key. Keys must not decrease (equal keys are allowed and stay in one partition); a smaller key than
@@ -143,7 +150,11 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
             if key < last.as_slice() {
                 return Err(UsageError::KeysOutOfOrder);
             }
-            let may_cut = self.cuts == PartitionCuts::Anywhere || self.at_data_block_end;
+            // At data blocks, a partition that reaches four times its size without one ending (a store that
+            // never says where its data blocks end, or one huge data block) is cut anyway: its size stays bounded.
+            let may_cut = self.cuts == PartitionCuts::Anywhere
+                || self.at_data_block_end
+                || self.current.len() >= target.saturating_mul(4);
             if key != last.as_slice() && may_cut && self.current.len() >= target {
                 let separator = shortest_separator(last, key);
                 self.cut(&separator);
@@ -161,7 +172,6 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
     /// has reached its size ends there. (Ignored with [`PartitionCuts::Anywhere`].)
     pub fn end_data_block(&mut self) {
         self.at_data_block_end = true;
-        self.data_block_ends += 1;
     }
 
     /// Partitions finished so far (the one being filled not included).
@@ -213,27 +223,17 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
 
     /// Ends the last partition at the last key itself, so that a lookup past it needs no partition, and returns
     /// the partitions. No keys give no partitions (every lookup answers "absent").
-    ///
-    /// Fails with [`UsageError::NoDataBlockEnd`] if partitions may end only at data blocks
-    /// ([`PartitionCuts::AtDataBlocks`]) and keys came without a single [`end_data_block`](Self::end_data_block):
-    /// the builder would otherwise make one partition of the whole table, whatever its target size.
-    pub fn finish(mut self) -> Result<Partitions, UsageError> {
+    #[must_use]
+    pub fn finish(mut self) -> Partitions {
         self.finish_and_reset()
     }
 
     /// [`finish`](Self::finish), leaving the builder empty (same policy, size, cuts and prefixes) for the next
     /// table, with the memory its filter builder holds.
-    pub fn finish_and_reset(&mut self) -> Result<Partitions, UsageError> {
-        let result = match self.last_key.take() {
-            Some(_) if self.cuts == PartitionCuts::AtDataBlocks && self.data_block_ends == 0 => {
-                Err(UsageError::NoDataBlockEnd)
-            }
-            Some(last) => {
-                self.cut(&last);
-                Ok(())
-            }
-            None => Ok(()),
-        };
+    pub fn finish_and_reset(&mut self) -> Partitions {
+        if let Some(last) = self.last_key.take() {
+            self.cut(&last);
+        }
         let partitions = Partitions {
             blocks: core::mem::take(&mut self.blocks),
             separators: core::mem::take(&mut self.separators),
@@ -246,8 +246,7 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
         };
         self.current.reset();
         self.at_data_block_end = false;
-        self.data_block_ends = 0;
-        result.map(|()| partitions)
+        partitions
     }
 }
 

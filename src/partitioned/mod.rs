@@ -13,11 +13,12 @@ mod index;
 mod reader;
 mod search;
 
+pub(crate) use builder::check_partition_bytes;
 pub use builder::{
     DEFAULT_PARTITION_BYTES, MAX_PARTITION_BYTES, PartitionCuts, PartitionedFilterBuilder,
     Partitions,
 };
-pub use reader::{PartitionAnswer, PartitionError, PartitionedFilter};
+pub use reader::PartitionedFilter;
 
 use core::num::NonZeroU64;
 
@@ -43,10 +44,12 @@ pub struct Partition {
 
 /// Loads a partition's bytes for a [`PartitionedFilter`], typically through the store's block cache.
 ///
-/// A loader hands back either a [`VerifiedPartition`], which only
-/// [`PartitionedFilter::verify_partition`] makes (a cache verifies each partition once, when it enters), or
-/// plain bytes, which the filter then verifies in full (CRC32 included) on every load before they may answer
-/// "absent". Either way a loader that forgets to verify cannot lose a key; it can only cost time.
+/// A partition is asked in one of two ways. A loader that holds it verified (a [`VerifiedPartition`], which only
+/// [`PartitionedFilter::verify_partition`] makes: a cache verifies each partition once, when it enters) has the
+/// question asked where it lies ([`ask_in_place`](Self::ask_in_place)): the fast path of a cache hit. Otherwise
+/// [`load`](Self::load) hands back the bytes, which the filter verifies in full (CRC32 included) before they may
+/// answer "absent". Either way a loader cannot hand the filter unverified bytes as verified: it cannot lose a
+/// key, only cost time.
 pub trait PartitionLoader {
     /// The loaded bytes: a borrowed slice, a cache handle, an `Arc`, anything that is `AsRef<[u8]>`.
     type Block<'a>: AsRef<[u8]>
@@ -55,8 +58,8 @@ pub trait PartitionLoader {
     /// Why a load failed (an I/O error, a cache error): the query then answers "may contain".
     type Error;
 
-    /// The bytes of `partition`, verified or not.
-    fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error>;
+    /// The bytes of `partition` (read from storage, or from a cache of bytes): the filter verifies them.
+    fn load(&self, partition: &Partition) -> Result<Self::Block<'_>, Self::Error>;
 
     /// Asks `question` of its partition where the loader holds it verified (a [`VerifiedPartition`] in its
     /// cache), without handing it out: nothing is copied and no reference count is touched, the fast path of a
@@ -69,8 +72,8 @@ pub trait PartitionLoader {
     /// ```
     /// use std::collections::HashMap;
     /// use sstfilter::{
-    ///     BlockedBloomPolicy, Loaded, Partition, PartitionAnswer, PartitionLoader, PartitionQuestion,
-    ///     PartitionedFilter, PartitionedFilterBuilder, VerifiedPartition, key_hash,
+    ///     BlockedBloomPolicy, Partition, PartitionLoader, PartitionQuestion, PartitionedFilter,
+    ///     PartitionedFilterBuilder, VerifiedPartition,
     /// };
     ///
     /// /// Partitions verified as they entered, by position.
@@ -78,7 +81,7 @@ pub trait PartitionLoader {
     /// impl PartitionLoader for Cached {
     ///     type Block<'a> = &'a [u8];
     ///     type Error = &'static str;
-    ///     fn load(&self, _: &Partition) -> Result<Loaded<&[u8]>, Self::Error> {
+    ///     fn load(&self, _: &Partition) -> Result<&[u8], Self::Error> {
     ///         Err("not cached") // a store would read it, verify it and keep it here
     ///     }
     ///     fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
@@ -86,23 +89,21 @@ pub trait PartitionLoader {
     ///     }
     /// }
     ///
-    /// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256);
+    /// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256)?;
     /// for i in 0..1_000u32 {
     ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
     /// }
-    /// let partitions = builder.finish()?;
+    /// let partitions = builder.finish();
     /// let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
     /// let filter = PartitionedFilter::open(partitions.index(&offsets)?)?;
     /// let mut cache = Cached(HashMap::new());
     /// for (p, bytes) in filter.partitions().zip(partitions.blocks()) {
     ///     cache.0.insert(p.position, filter.verify_partition(&p, bytes.clone())?);
     /// }
-    /// let key = b"usr:00000042";
-    /// // Answered by the cached partition in place: `load` was never called (it would have failed).
-    /// assert!(matches!(
-    ///     filter.lookup(key, key_hash(key), &cache),
-    ///     PartitionAnswer::Answered { may_contain: true, .. }
-    /// ));
+    /// assert!(filter.may_contain(b"usr:00000042", &cache));
+    /// // "Absent", answered by the cached partition in place: `load` was never called (its error would have
+    /// // answered "may contain").
+    /// assert!(!filter.may_contain(b"usr:00000042/", &cache));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
@@ -151,47 +152,10 @@ pub(crate) fn check_identity<T: AsRef<[u8]>>(
     Ok(())
 }
 
-impl<L: PartitionLoader + ?Sized> PartitionLoader for &L {
-    type Block<'a>
-        = L::Block<'a>
-    where
-        Self: 'a;
-    type Error = L::Error;
-
-    fn load(&self, partition: &Partition) -> Result<Loaded<Self::Block<'_>>, Self::Error> {
-        (**self).load(partition)
-    }
-
-    fn ask_in_place<Q: PartitionQuestion>(&self, question: &Q) -> Option<Q::Answer> {
-        (**self).ask_in_place(question)
-    }
-}
-
-/// What a [`PartitionLoader`] hands back: bytes, or a partition verified when it entered the store's cache.
-#[derive(Debug, Clone)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "moved once a load, from the loader to the question; boxing would allocate on every load"
-)]
-pub enum Loaded<B> {
-    /// Bytes the filter has not seen verified: it opens them, checks their CRC32 and matches them to the index
-    /// entry before they answer, on every load (a pass over the partition each time).
-    Bytes(B),
-    /// A partition verified once, where it entered the cache: the filter only matches it to the index (O(1))
-    /// and asks it.
-    Verified(VerifiedPartition<B>),
-}
-
-impl<B> From<VerifiedPartition<B>> for Loaded<B> {
-    fn from(partition: VerifiedPartition<B>) -> Self {
-        Loaded::Verified(partition)
-    }
-}
-
 /// A partition's bytes, opened, with their CRC32 checked and matched to their entry in a partition index: made
 /// only by [`PartitionedFilter::verify_partition`], so holding one proves the bytes were verified. Keep these in
-/// a cache and hand them out ([`Loaded::Verified`]), or have questions asked of them where they lie
-/// ([`PartitionLoader::ask_in_place`]); a lookup then skips both the checksum and the decoding.
+/// a cache and have questions asked of them where they lie ([`PartitionLoader::ask_in_place`]); a lookup then
+/// skips both the checksum and the decoding.
 #[derive(Debug, Clone)]
 pub struct VerifiedPartition<B> {
     filter: FilterBlock<B>,

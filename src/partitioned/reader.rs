@@ -8,13 +8,12 @@ use crate::error::{Error, Result};
 use crate::format::{self, PartitionIndexTag, Trailer, block_checksum};
 use crate::hash::{KeyHash, key_hash};
 use crate::reader::FilterBlock;
-use crate::stats::FilterStats;
 use crate::tag::FilterKind;
 
 use super::index::Layout;
 use super::search::{SeparatorHeads, first_separator_at_least};
 use super::{
-    Loaded, Partition, PartitionLoader, PartitionQuestion, Stamp, VerifiedPartition, check_identity,
+    Partition, PartitionLoader, PartitionQuestion, Stamp, VerifiedPartition, check_identity,
 };
 
 /// The number the last opened index got (none yet: 0): a process never opens 2^64 - 1 of them, so no two indexes
@@ -30,20 +29,17 @@ static LAST_INDEX: AtomicU64 = AtomicU64::new(0);
 /// last separator (the table's last key) is in no partition and is absent without a load.
 ///
 /// A partition that fails to load, does not verify (structure and CRC32, for bytes the loader did not verify),
-/// or is not the one its index entry describes (length, stored checksum, key count) answers "may contain", and is
-/// counted as a decode error in the attached [`FilterStats`] ([`with_stats`](Self::with_stats)).
+/// or is not the one its index entry describes (length, stored checksum, key count) answers "may contain"
+/// ([`TableFilter`](crate::TableFilter) counts it as a decode error).
 ///
 /// ```
-/// use sstfilter::{
-///     BlockedBloomPolicy, Loaded, Partition, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder,
-///     VerifiedPartition,
-/// };
+/// use sstfilter::{BlockedBloomPolicy, Partition, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder};
 ///
-/// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256);
+/// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256)?;
 /// for i in 0..10_000u32 {
 ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
 /// }
-/// let partitions = builder.finish()?;
+/// let partitions = builder.finish();
 /// // A store writes each partition where it likes; here they are kept in memory, "offset" = position.
 /// let blocks: Vec<Vec<u8>> = partitions.blocks().to_vec();
 /// let offsets: Vec<u64> = (0..blocks.len() as u64).collect();
@@ -51,17 +47,16 @@ static LAST_INDEX: AtomicU64 = AtomicU64::new(0);
 ///
 /// let filter = PartitionedFilter::open(index)?; // verifies the index's CRC: it stays pinned
 ///
-/// // A cache verifies each partition once, as it enters, and hands out the verified partition.
-/// struct InMemory(Vec<VerifiedPartition<Vec<u8>>>);
+/// // Bytes the filter verifies on every load (a cache of verified partitions answers in place instead).
+/// struct InMemory(Vec<Vec<u8>>);
 /// impl PartitionLoader for InMemory {
 ///     type Block<'a> = &'a [u8];
-///     type Error = std::convert::Infallible;
-///     fn load(&self, partition: &Partition) -> Result<Loaded<&[u8]>, Self::Error> {
-///         Ok(self.0[partition.offset as usize].borrowed().into())
+///     type Error = &'static str;
+///     fn load(&self, partition: &Partition) -> Result<&[u8], Self::Error> {
+///         self.0.get(partition.offset as usize).map(Vec::as_slice).ok_or("no such partition")
 ///     }
 /// }
-/// let verified = filter.partitions().zip(blocks).map(|(p, bytes)| filter.verify_partition(&p, bytes));
-/// let loader = InMemory(verified.collect::<Result<_, _>>()?);
+/// let loader = InMemory(blocks);
 /// assert!(filter.num_partitions() > 1);
 /// assert!(filter.may_contain(b"usr:00004242", &loader));
 /// assert!(!filter.may_contain(b"zzz", &loader)); // past the last key: no partition is loaded
@@ -75,7 +70,6 @@ pub struct PartitionedFilter<B> {
     /// The separators' heads, for finding a key's partition ([`with_search_heads`](Self::with_search_heads)).
     heads: Option<SeparatorHeads>,
     trailer: Trailer<PartitionIndexTag>,
-    stats: Option<FilterStats>,
     /// This index's number among those the process opened (its clones share it): what its verified partitions
     /// are stamped with.
     id: NonZeroU64,
@@ -90,60 +84,6 @@ impl<B> fmt::Debug for PartitionedFilter<B> {
             .finish_non_exhaustive()
     }
 }
-
-/// What a partitioned filter answered for one key.
-#[derive(Debug)]
-pub enum PartitionAnswer<E> {
-    /// The key is greater than the last separator: no partition can hold it (no load).
-    PastLastKey,
-    /// The key's partition was loaded and answered.
-    Answered {
-        /// The partition consulted.
-        partition: Partition,
-        /// Its answer: `false` is "absent".
-        may_contain: bool,
-    },
-    /// The key's partition could not be used: the answer is "may contain".
-    Unavailable {
-        /// The partition that was needed.
-        partition: Partition,
-        /// Why it could not be used.
-        error: PartitionError<E>,
-    },
-}
-
-impl<E> PartitionAnswer<E> {
-    /// Whether the key may be present: `false` only for [`PastLastKey`](Self::PastLastKey) and a partition that
-    /// said "absent".
-    #[must_use]
-    pub fn may_contain(&self) -> bool {
-        match self {
-            PartitionAnswer::PastLastKey => false,
-            PartitionAnswer::Answered { may_contain, .. } => *may_contain,
-            PartitionAnswer::Unavailable { .. } => true,
-        }
-    }
-}
-
-/// Why a partition could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PartitionError<E> {
-    /// The loader failed.
-    Load(E),
-    /// The loaded bytes are not a filter block, or not the partition the index names.
-    Block(Error),
-}
-
-impl<E: fmt::Display> fmt::Display for PartitionError<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PartitionError::Load(e) => write!(f, "partition load failed: {e}"),
-            PartitionError::Block(e) => write!(f, "partition unusable: {e}"),
-        }
-    }
-}
-
-impl<E: fmt::Debug + fmt::Display> std::error::Error for PartitionError<E> {}
 
 impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     /// Opens a partition index, checking its trailer, its CRC32 and its layout: one entry per partition,
@@ -167,7 +107,6 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
             layout,
             heads: None,
             trailer,
-            stats: None,
             id: NonZeroU64::MIN.saturating_add(LAST_INDEX.fetch_add(1, Ordering::Relaxed)),
         })
     }
@@ -184,13 +123,6 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
         self.heads = SeparatorHeads::new(
             (0..layout.partitions).filter_map(|position| layout.separator(payload, position)),
         );
-        self
-    }
-
-    /// Counts this filter's answers and unusable partitions in `stats` (shared with its clones).
-    #[must_use]
-    pub fn with_stats(mut self, stats: FilterStats) -> Self {
-        self.stats = Some(stats);
         self
     }
 
@@ -218,8 +150,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     }
 
     /// Whether the partitions hold whole keys (all do, but those built with prefixes only).
-    #[must_use]
-    pub fn holds_whole_keys(&self) -> bool {
+    pub(crate) fn holds_whole_keys(&self) -> bool {
         self.trailer.holds_whole_keys()
     }
 
@@ -238,8 +169,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
     }
 
     /// Partition `position`'s separator: at least its last key, less than the next partition's first key.
-    #[must_use]
-    pub fn separator(&self, position: usize) -> Option<&[u8]> {
+    pub(crate) fn separator(&self, position: usize) -> Option<&[u8]> {
         (position < self.layout.partitions)
             .then(|| self.layout.separator(self.payload(), position))
             .flatten()
@@ -247,8 +177,7 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
 
     /// The one partition that can hold `key`: the first whose separator is `>= key`; `None` if the key is past
     /// the last separator, where no partition can hold it.
-    #[must_use]
-    pub fn find(&self, key: &[u8]) -> Option<Partition> {
+    pub(crate) fn find(&self, key: &[u8]) -> Option<Partition> {
         self.partition(self.position_of(key))
     }
 
@@ -263,72 +192,28 @@ impl<B: AsRef<[u8]>> PartitionedFilter<B> {
         }
     }
 
-    /// Whether `key` may be in the filter, loading its partition through `loader` if needed.
-    pub fn may_contain<L: PartitionLoader + ?Sized>(&self, key: &[u8], loader: &L) -> bool {
-        self.may_contain_hash(key, key_hash(key), loader)
-    }
-
-    /// [`may_contain`](Self::may_contain) with the key's hash already computed. The key is still needed: it
-    /// chooses the partition; the hash is what the partition is probed with.
-    ///
-    /// REQUIRES: `hash == key_hash(key)`; another hash can make the filter hide the key.
-    pub fn may_contain_hash<L: PartitionLoader + ?Sized>(
-        &self,
-        key: &[u8],
-        hash: KeyHash,
-        loader: &L,
-    ) -> bool {
-        let answer = self.lookup(key, hash, loader);
-        if let Some(stats) = &self.stats {
-            match answer {
-                PartitionAnswer::Unavailable { .. } => stats.record_decode_error(),
-                _ => stats.record_answer(answer.may_contain()),
-            }
-        }
-        answer.may_contain()
-    }
-
-    /// The answer for `key` with what it cost: no partition, a partition's answer, or an unusable partition
-    /// (counted by nothing here: the caller decides).
-    pub fn lookup<L: PartitionLoader + ?Sized>(
-        &self,
-        key: &[u8],
-        hash: KeyHash,
-        loader: &L,
-    ) -> PartitionAnswer<L::Error> {
+    /// Whether `key` may be in the filter, loading its partition through `loader` if needed: `false` past the
+    /// last separator (no load), else the partition's answer; `true` if the partition could not be loaded or
+    /// used.
+    pub fn may_contain<L: PartitionLoader>(&self, key: &[u8], loader: &L) -> bool {
         let Some(partition) = self.find(key) else {
-            return PartitionAnswer::PastLastKey;
+            return false;
         };
         let question = ByHash {
             index: self,
             position: partition.position,
-            hash,
+            hash: key_hash(key),
         };
-        let may_contain = match loader.ask_in_place(&question) {
+        let answer = match loader.ask_in_place(&question) {
             Some(answer) => answer,
             None => match loader.load(&partition) {
-                Ok(Loaded::Bytes(bytes)) => self
+                Ok(bytes) => self
                     .verify_partition(&partition, bytes)
                     .and_then(|verified| question.ask(&verified)),
-                Ok(Loaded::Verified(verified)) => question.ask(&verified),
-                Err(e) => {
-                    return PartitionAnswer::Unavailable {
-                        partition,
-                        error: PartitionError::Load(e),
-                    };
-                }
+                Err(_) => return true,
             },
         };
-        match may_contain {
-            Ok(may_contain) => PartitionAnswer::Answered {
-                partition,
-                may_contain,
-            },
-            Err(e) => PartitionAnswer::Unavailable {
-                partition,
-                error: PartitionError::Block(e),
-            },
-        }
+        answer.unwrap_or(true)
     }
 
     /// Opens `bytes` as `partition`: an ordinary filter block whose structure and CRC32 check out

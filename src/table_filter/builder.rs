@@ -21,24 +21,23 @@ use crate::partitioned::{PartitionedFilterBuilder, Partitions};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use sstfilter::{BlockedBloomPolicy, FixedPrefix, NoPartitions, RangePolicy, TableFilter, TableFilterBuilder,
-///     TableFilterOptions};
+/// use sstfilter::{BlockedBloomPolicy, FixedPrefix, KeyProbe, NoPartitions, RangePolicy, TableFilter,
+///     TableFilterBuilder, TableFilterOptions};
 ///
 /// let options = TableFilterOptions::new()
 ///     .point(BlockedBloomPolicy::new(10.0))
-///     .prefixes(Arc::new(FixedPrefix::new(4)), true)
-///     .range(RangePolicy::new(1 << 10, 0.01));
-/// let mut builder = TableFilterBuilder::new(&options)?;
+///     .prefixes(Arc::new(FixedPrefix::new(4)), true)?
+///     .range(RangePolicy::new(1 << 10, 0.01))?;
+/// let mut builder = TableFilterBuilder::new(&options);
 /// for i in 0..1000u32 {
 ///     builder.add_key(format!("t{:03}:{:06}", i / 100, i * 7).as_bytes())?; // sorted
 /// }
 /// let blocks = builder.finish_and_reset()?;
 /// // A store writes the blocks where it keeps blocks, and records where the two it must find again went.
 /// let (point, range) = (blocks.point_block().unwrap().to_vec(), blocks.range_block().unwrap().to_vec());
-/// let filter = TableFilter::open(Some(&point[..]), Some(&range[..]));
-/// assert!(filter.may_contain(b"t000:000021", &NoPartitions).may_contain()); // a key (i = 3)
-/// let tenants = FixedPrefix::new(4);
-/// assert!(!filter.may_contain_scan(Some(&tenants), b"t999", &NoPartitions).may_contain()); // no key starts with "t999"
+/// let filter = TableFilter::open(&options, Some(&point[..]), Some(&range[..]))?;
+/// assert!(filter.may_contain(&KeyProbe::new(b"t000:000021"), &NoPartitions).must_read()); // a key (i = 3)
+/// assert!(!filter.may_contain_prefix(b"t999", &NoPartitions).must_read()); // no key starts with "t999"
 /// # Ok::<(), sstfilter::UsageError>(())
 /// ```
 pub struct TableFilterBuilder {
@@ -75,62 +74,29 @@ impl fmt::Debug for TableFilterBuilder {
 }
 
 impl TableFilterBuilder {
-    /// A builder for the filters `options` describe. Fails with [`UsageError::InvalidSetting`] for prefixes or
-    /// partitions without a point policy (the point filter is what holds them), for keys in any order with a range
-    /// filter or partitions (which need them in bytewise order), for a partition size
-    /// [`PartitionedFilterBuilder::try_with_partition_bytes`] refuses, and for an extractor name a block cannot
-    /// record whole.
-    pub fn new(options: &TableFilterOptions) -> Result<Self, UsageError> {
-        if options.any_key_order {
-            let ordered = [
-                ("TableFilterOptions::range", options.range.is_some()),
-                (
-                    "TableFilterOptions::partitioned",
-                    options.partitions.is_some(),
+    /// A builder for the filters `options` describe (which checked every setting where it was made).
+    #[must_use]
+    pub fn new(options: &TableFilterOptions) -> Self {
+        let point = options.point.as_ref().map(|policy| {
+            let block = FilterBlockBuilder::new(policy.clone());
+            let block = match &options.prefixes {
+                Some(p) => {
+                    block.with_named_prefixes(p.extractor.clone(), p.name.clone(), p.whole_keys)
+                }
+                None => block,
+            };
+            match options.partitions {
+                None => PointBuilder::Whole(block),
+                Some((bytes, cuts)) => PointBuilder::Partitioned(
+                    PartitionedFilterBuilder::new(policy.clone())
+                        .with_checked_partition_bytes(bytes)
+                        .with_cuts(cuts)
+                        .with_partition_builder(block),
                 ),
-            ];
-            if let Some((setting, _)) = ordered.iter().find(|(_, set)| *set) {
-                return Err(UsageError::setting(
-                    setting,
-                    "keys in bytewise order (not with TableFilterOptions::any_key_order)",
-                    "keys in any order",
-                ));
             }
-        }
-        let needs_point = |what: &'static str| {
-            UsageError::setting(
-                what,
-                "set together with a point policy, which sizes the filter that holds them",
-                "no point policy",
-            )
-        };
-        let point = match (&options.point, options.partitions, &options.prefixes) {
-            (None, Some(_), _) => return Err(needs_point("TableFilterOptions::partitioned")),
-            (None, None, Some(_)) => return Err(needs_point("TableFilterOptions::prefixes")),
-            (None, None, None) => None,
-            (Some(policy), None, prefixes) => {
-                let builder = FilterBlockBuilder::new(policy.clone());
-                Some(PointBuilder::Whole(match prefixes {
-                    Some((extractor, whole_keys)) => {
-                        builder.with_prefixes(extractor.clone(), *whole_keys)?
-                    }
-                    None => builder,
-                }))
-            }
-            (Some(policy), Some((bytes, cuts)), prefixes) => {
-                let builder = PartitionedFilterBuilder::new(policy.clone())
-                    .try_with_partition_bytes(bytes)?
-                    .with_cuts(cuts);
-                Some(PointBuilder::Partitioned(match prefixes {
-                    Some((extractor, whole_keys)) => {
-                        builder.with_prefixes(extractor.clone(), *whole_keys)?
-                    }
-                    None => builder,
-                }))
-            }
-        };
+        });
         let whole_keys = matches!(&point, Some(PointBuilder::Whole(b)) if b.has_whole_keys());
-        Ok(TableFilterBuilder {
+        TableFilterBuilder {
             point,
             range: options.range.map(RangeFilterBuilder::new),
             last: Vec::new(),
@@ -138,7 +104,7 @@ impl TableFilterBuilder {
             any_order: options.any_key_order,
             unsorted: false,
             counted: (options.any_key_order && !whole_keys).then(Hashes::default),
-        })
+        }
     }
 
     /// Adds the table's next key to every filter. Keys must not decrease (unless the options take them in
@@ -217,12 +183,12 @@ impl TableFilterBuilder {
         }
         let point = match &mut self.point {
             Some(PointBuilder::Whole(builder)) => {
-                Ok(Some(PointBlocks::Whole(builder.finish_and_reset())))
+                Some(PointBlocks::Whole(builder.finish_and_reset()))
             }
-            Some(PointBuilder::Partitioned(builder)) => builder
-                .finish_and_reset()
-                .map(|partitions| Some(PointBlocks::Partitioned(partitions))),
-            None => Ok(None),
+            Some(PointBuilder::Partitioned(builder)) => {
+                Some(PointBlocks::Partitioned(builder.finish_and_reset()))
+            }
+            None => None,
         };
         let range = self
             .range
@@ -233,7 +199,6 @@ impl TableFilterBuilder {
         if let Some(counted) = &mut self.counted {
             counted.clear();
         }
-        let point = point?;
         if let Some(PointBlocks::Partitioned(partitions)) = &point {
             // The index's offsets are the store's to give; check now that the separators fit its format.
             partitions.index(&vec![0; partitions.len()])?;
@@ -280,11 +245,12 @@ pub enum TableFilterPart {
     Range,
 }
 
-/// Where a store put a block: a position it understands (a file offset) and the block's length.
+/// Where a store put a block: its offset (a file offset, or any number the store's loader understands, as in
+/// [`Partition::offset`](crate::Partition::offset)) and its length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockLocation {
-    /// The position the store gave for it.
-    pub position: u64,
+    /// The offset the store gave for it.
+    pub offset: u64,
     /// The block's length in bytes.
     pub len: u64,
 }
@@ -300,23 +266,24 @@ pub struct TableFilterLocations {
 }
 
 impl TableFilterBlocks {
-    /// Hands each block to `write`, which stores it and returns its position: partitions first (their index
-    /// records their positions), then the range filter, then the point filter or the index. Returns where the two
-    /// blocks a reader opens went.
-    pub fn write<E>(
+    /// Hands each block to `write`, which stores it and returns its offset: partitions first (their index
+    /// records their offsets), then the range filter, then the point filter or the index. Returns where the two
+    /// blocks a reader opens went. A store that keeps blocks in memory returns `Ok` always; one that writes a file
+    /// passes its I/O errors through.
+    pub fn write(
         &self,
-        mut write: impl FnMut(TableFilterPart, &[u8]) -> Result<u64, E>,
-    ) -> Result<TableFilterLocations, E> {
-        let mut place = |part, bytes: &[u8]| -> Result<BlockLocation, E> {
+        mut write: impl FnMut(TableFilterPart, &[u8]) -> std::io::Result<u64>,
+    ) -> std::io::Result<TableFilterLocations> {
+        let mut place = |part, bytes: &[u8]| -> std::io::Result<BlockLocation> {
             Ok(BlockLocation {
-                position: write(part, bytes)?,
+                offset: write(part, bytes)?,
                 len: bytes.len() as u64,
             })
         };
         let mut offsets = Vec::new();
         if let Some(PointBlocks::Partitioned(partitions)) = &self.point {
             for (i, block) in partitions.blocks().iter().enumerate() {
-                offsets.push(place(TableFilterPart::Partition(i), block)?.position);
+                offsets.push(place(TableFilterPart::Partition(i), block)?.offset);
             }
         }
         let range = match &self.range {

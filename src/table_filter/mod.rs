@@ -20,5 +20,5 @@ mod reader;
 pub use builder::{
     BlockLocation, TableFilterBlocks, TableFilterBuilder, TableFilterLocations, TableFilterPart,
 };
-pub use options::{SharedPolicy, TableFilterOptions};
-pub use reader::{KeyProbe, MAX_PARTITIONS_PER_QUESTION, NoPartitions, PointFilter, TableFilter};
+pub use options::TableFilterOptions;
+pub use reader::{KeyProbe, NoPartitions, PointFilter, TableFilter};

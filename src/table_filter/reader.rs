@@ -3,14 +3,16 @@
 
 use core::fmt;
 use core::ops::Bound;
+use std::sync::Arc;
 
-use crate::answer::{Answer, Unfiltered};
-use crate::error::Error;
+use super::options::TableFilterOptions;
+use crate::answer::{Answer, Reason};
+use crate::error::{Error, UsageError};
 use crate::format::is_partition_index;
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::range::{self, KeyRange};
 use crate::partitioned::{
-    Loaded, Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, VerifiedPartition,
+    Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, VerifiedPartition,
 };
 use crate::prefix::{PrefixExtractor, PrefixProbe};
 use crate::reader::FilterBlock;
@@ -18,16 +20,14 @@ use crate::stats::FilterStats;
 use crate::tag::FilterKind;
 
 /// Most partitions one prefix question loads: a scan whose keys span more is read without the filter
-/// ([`Unfiltered::TooManyPartitions`]).
-pub const MAX_PARTITIONS_PER_QUESTION: usize = 8;
+/// ([`Reason::TooManyPartitions`]).
+const MAX_PARTITIONS_PER_QUESTION: usize = 8;
 
-/// A point lookup's key with its hash, computed once and asked of every table; with an extractor, its prefix's
-/// too, for the filters that hold prefixes only.
+/// A point lookup's key with its hash, computed once and asked of every table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyProbe<'k> {
     key: &'k [u8],
     hash: KeyHash,
-    prefix: Option<PrefixProbe<'k>>,
 }
 
 impl<'k> KeyProbe<'k> {
@@ -38,35 +38,20 @@ impl<'k> KeyProbe<'k> {
         KeyProbe {
             key,
             hash: key_hash(key),
-            prefix: None,
         }
     }
 
     /// The probe for `key` whose hash the caller already computed.
     ///
-    /// REQUIRES: `hash == key_hash(key)`; another hash can make a filter hide the key.
+    /// REQUIRES: `hash == key_hash(key)`; another hash can make a filter hide the key (a debug build checks).
     #[must_use]
     #[inline]
     pub fn with_hash(key: &'k [u8], hash: KeyHash) -> Self {
         debug_assert!(
-            hash == crate::hash::key_hash(key),
+            hash == key_hash(key),
             "KeyProbe::with_hash: {hash:?} is not the key's hash"
         );
-        KeyProbe {
-            key,
-            hash,
-            prefix: None,
-        }
-    }
-
-    /// The probe for `key` in tables whose filters may hold `extractor`'s prefixes only: a filter of prefixes
-    /// only is asked about the key's prefix (the key and its prefix are each hashed once).
-    #[must_use]
-    pub fn with_prefix(key: &'k [u8], extractor: &'k dyn PrefixExtractor) -> Self {
-        KeyProbe {
-            prefix: PrefixProbe::for_key(extractor, key),
-            ..KeyProbe::new(key)
-        }
+        KeyProbe { key, hash }
     }
 
     /// The key.
@@ -91,49 +76,49 @@ impl PartitionLoader for NoPartitions {
     type Block<'a> = &'a [u8];
     type Error = NoPartitions;
 
-    fn load(&self, _partition: &Partition) -> Result<Loaded<&[u8]>, NoPartitions> {
+    fn load(&self, _partition: &Partition) -> Result<&[u8], NoPartitions> {
         Err(NoPartitions)
-    }
-}
-
-impl fmt::Display for NoPartitions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("no partition loader")
     }
 }
 
 /// The filters of one table, opened over the blocks a store kept: the point filter (one block, or a partition
 /// index whose partitions the store's [`PartitionLoader`] brings) and the range filter beside it. Every question
 /// (a key, a prefix scan, a range scan) gets one [`Answer`]: "absent" only from verified bytes that say so, and
-/// otherwise "may contain" or why the filter cannot tell ([`Unfiltered`]). Both filters answer what they can: a
-/// point lookup is asked of the point filter and, by key, of the range filter; a prefix scan of the point filter's
-/// prefixes and of the range filter as the range of the keys it covers.
+/// otherwise "may contain" with the reason ([`Reason`]). Both filters answer what they can: a point lookup is
+/// asked of the point filter and, by key, of the range filter; a prefix scan of the point filter's prefixes and of
+/// the range filter as the range of the keys it covers.
 ///
-/// A part that does not open, verify or load answers [`Unfiltered::Unusable`]; with
-/// [`with_stats`](Self::with_stats) every answer is counted ([`FilterStats::record`]): this type is where a
-/// store's filter answers become counts, and where an unusable filter becomes "may contain".
+/// A part that does not open, verify or load answers [`Reason::Unusable`]; with
+/// [`with_stats`](Self::with_stats) every answer is counted: this type is where a store's filter answers become
+/// counts, and where an unusable filter becomes "may contain".
 ///
 /// ```
 /// use std::ops::Bound::{Excluded, Included};
-/// use sstfilter::{BlockedBloomPolicy, NoPartitions, RangePolicy, TableFilter, TableFilterBuilder, TableFilterOptions};
+/// use sstfilter::{
+///     Answer, BlockedBloomPolicy, KeyProbe, NoPartitions, RangePolicy, TableFilter, TableFilterBuilder,
+///     TableFilterOptions,
+/// };
 ///
 /// let key = |id: u64| [&b"order/"[..], &id.to_be_bytes()].concat();
-/// let options = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)).range(RangePolicy::new(1024, 0.01));
-/// let mut builder = TableFilterBuilder::new(&options)?;
+/// let options = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)).range(RangePolicy::new(1024, 0.01))?;
+/// let mut builder = TableFilterBuilder::new(&options);
 /// for id in (0..1000).map(|i| i * 100) {
 ///     builder.add_key(&key(id))?;
 /// }
 /// let blocks = builder.finish()?;
-/// let filter = TableFilter::open(blocks.point_block(), blocks.range_block());
-/// assert!(filter.may_contain(&key(4200), &NoPartitions).may_contain());
-/// assert!(filter.may_contain_range(Included(&key(4200)), Excluded(&key(4201)), &NoPartitions).may_contain());
+/// let filter = TableFilter::open(&options, blocks.point_block(), blocks.range_block())?;
+/// assert!(filter.may_contain(&KeyProbe::new(&key(4200)), &NoPartitions).must_read());
+/// assert!(filter.may_contain_range(Included(&key(4200)), Excluded(&key(4201)), &NoPartitions).must_read());
+/// // No key from 4201 to 4298: absent but for the range filter's false positives (at most 1 % · 98 / 1024).
 /// let empty = filter.may_contain_range(Included(&key(4201)), Excluded(&key(4299)), &NoPartitions);
-/// assert!(!empty.may_contain() || empty == sstfilter::Answer::MayContain); // absent but for ~1 % false positives
+/// # let _ = empty;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct TableFilter<B> {
     point: PointFilter<B>,
     range: Option<Result<FilterBlock<B>, Error>>,
+    /// The store's prefix extractor: asked for a scan's prefix, and for a key's in a filter of prefixes only.
+    extractor: Option<Arc<dyn PrefixExtractor>>,
     stats: Option<FilterStats>,
 }
 
@@ -147,7 +132,7 @@ pub enum PointFilter<B> {
     /// A partition index; the store's loader brings the partitions.
     Partitioned(PartitionedFilter<B>),
     /// The table has one that cannot be used (did not read, open or verify, or failed the store's own checks):
-    /// its questions answer [`Unfiltered::Unusable`].
+    /// its questions answer [`Reason::Unusable`].
     Unusable(Error),
 }
 
@@ -167,17 +152,29 @@ impl<B: AsRef<[u8]>> fmt::Debug for TableFilter<B> {
         f.debug_struct("TableFilter")
             .field("point", &point)
             .field("range", &range)
+            .field(
+                "prefix_extractor",
+                &self.extractor.as_ref().map(|e| e.name()),
+            )
             .finish_non_exhaustive()
     }
 }
 
 impl<B: AsRef<[u8]>> TableFilter<B> {
     /// Opens a table's filter over its point block (a filter block, or a partition index) and its range block,
-    /// each verified (CRC32 included). Never fails: a block that does not open is kept as the reason its
-    /// questions answer [`Unfiltered::Unusable`] ([`point_error`](Self::point_error),
-    /// [`range_error`](Self::range_error)).
+    /// each verified (CRC32 included), for a store whose tables are built with `options` (of which the reader
+    /// needs the prefix extractor: the bytes name it, but only the store has its code).
+    ///
+    /// A block that does not open is kept as the reason its questions answer [`Reason::Unusable`]
+    /// ([`point_error`](Self::point_error), [`range_error`](Self::range_error)). A block that opens in the other's
+    /// place (a Range block given as the point block, or a point filter as the range block) is the store's
+    /// mistake, refused with [`UsageError::WrongBlock`].
     #[inline]
-    pub fn open(point: Option<B>, range: Option<B>) -> Self {
+    pub fn open(
+        options: &TableFilterOptions,
+        point: Option<B>,
+        range: Option<B>,
+    ) -> Result<Self, UsageError> {
         // The trailer's tag says which of the two the point block is (a cheap look, before the one full open).
         let point = match point {
             None => PointFilter::None,
@@ -187,34 +184,43 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
                 FilterBlock::open(bytes).map_or_else(PointFilter::Unusable, PointFilter::Block)
             }
         };
-        Self::from_parts(point, range.map(FilterBlock::open))
+        Self::from_parts(options, point, range.map(FilterBlock::open))
     }
 
     /// A table's filter from parts a store opened and checked itself: the point filter, and the range filter
-    /// (`None` without one, an error for one that cannot be used). A range part that is not a Range block is
-    /// unusable.
+    /// (`None` without one, an error for one that cannot be used). Refuses blocks in each other's place as
+    /// [`open`](Self::open) does.
     #[inline]
-    pub fn from_parts(point: PointFilter<B>, range: Option<Result<FilterBlock<B>, Error>>) -> Self {
-        let range = range.map(|opened| {
-            opened.and_then(|block| {
-                if block.kind() == FilterKind::Range {
-                    Ok(block)
-                } else {
-                    Err(Error::WrongKind {
-                        expected: FilterKind::Range,
-                        found: block.kind(),
-                    })
-                }
-            })
-        });
-        TableFilter {
+    pub fn from_parts(
+        options: &TableFilterOptions,
+        point: PointFilter<B>,
+        range: Option<Result<FilterBlock<B>, Error>>,
+    ) -> Result<Self, UsageError> {
+        if let PointFilter::Block(block) = &point
+            && block.kind() == FilterKind::Range
+        {
+            return Err(UsageError::WrongBlock {
+                expected: "the point filter (a hash kind or a partition index)",
+                found: FilterKind::Range,
+            });
+        }
+        if let Some(Ok(block)) = &range
+            && block.kind() != FilterKind::Range
+        {
+            return Err(UsageError::WrongBlock {
+                expected: "the range filter (a Range block)",
+                found: block.kind(),
+            });
+        }
+        Ok(TableFilter {
             point,
             range,
+            extractor: options.prefix_extractor().cloned(),
             stats: None,
-        }
+        })
     }
 
-    /// Counts every answer in `stats` ([`FilterStats::record`]; clones share the counts).
+    /// Counts every answer in `stats` (clones share the counts).
     #[must_use]
     #[inline]
     pub fn with_stats(mut self, stats: FilterStats) -> Self {
@@ -222,53 +228,41 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
         self
     }
 
-    /// Whether `key` may be in the table: the point filter's answer (through the key's partition), sharpened by the
-    /// range filter's (asked by key). Past a partitioned filter's last key, "absent" without a load.
+    /// Whether the probe's key may be in the table: the point filter's answer (through the key's partition; for a
+    /// filter of prefixes only, through the key's prefix), sharpened by the range filter's (asked by key). Past a
+    /// partitioned filter's last key, "absent" without a load.
     #[inline]
-    pub fn may_contain<L: PartitionLoader + ?Sized>(&self, key: &[u8], loader: &L) -> Answer {
-        self.may_contain_key(&KeyProbe::new(key), loader)
-    }
-
-    /// [`may_contain`](Self::may_contain) with the key hashed once for every table ([`KeyProbe`]).
-    #[inline]
-    pub fn may_contain_key<L: PartitionLoader + ?Sized>(
-        &self,
-        probe: &KeyProbe<'_>,
-        loader: &L,
-    ) -> Answer {
+    pub fn may_contain<L: PartitionLoader>(&self, probe: &KeyProbe<'_>, loader: &L) -> Answer {
         // The common cases first, as cheap as asking the block itself (this function is inlined, the general
         // path is not): one block of whole keys, or partitions, and no range filter.
         let answer = match (&self.point, &self.range) {
             (PointFilter::Block(block), None) if block.holds_whole_keys() => {
                 Answer::from_may_contain(block.may_contain_key_hashed(probe.key, probe.hash))
             }
-            (PointFilter::Partitioned(index), None) => key_in_partitions(index, probe, loader),
+            (PointFilter::Partitioned(index), None) if index.holds_whole_keys() => {
+                key_in_partitions(index, &self.by_key(probe), loader)
+            }
             _ => self.key_answer(probe, loader),
         };
         self.count(answer)
     }
 
-    /// Whether any key starting with `scan` may be in the table: the point filter's prefixes of `extractor` (in
-    /// each partition the scan's keys can be in, at most [`MAX_PARTITIONS_PER_QUESTION`]), and the range filter
-    /// asked about the range of keys that start with `scan`. Without an extractor only the range filter answers
-    /// (the point filter's part is [`Unfiltered::NoPrefixes`]).
-    pub fn may_contain_scan<L: PartitionLoader + ?Sized>(
-        &self,
-        extractor: Option<&dyn PrefixExtractor>,
-        scan: &[u8],
-        loader: &L,
-    ) -> Answer {
-        let point = match extractor {
-            Some(extractor) => self.scan_in_point(extractor, scan, loader),
-            None => Answer::Unfiltered(Unfiltered::NoPrefixes),
+    /// Whether any key that starts with `prefix` may be in the table (the question of a prefix scan): the point
+    /// filter's prefixes (of the options' extractor; in each partition the scan's keys can be in, at most 8), and
+    /// the range filter asked about the range of keys that start with `prefix`. Without an extractor in the
+    /// options only the range filter answers.
+    pub fn may_contain_prefix<L: PartitionLoader>(&self, prefix: &[u8], loader: &L) -> Answer {
+        let point = match &self.extractor {
+            Some(extractor) => self.scan_in_point(extractor.as_ref(), prefix, loader),
+            None => Answer::MayContain(Reason::NoPrefixes),
         };
         // The scan's upper bound is computed (and allocated) only for a range filter to ask.
         let range = match &self.range {
-            None => Answer::Unfiltered(Unfiltered::NoRangeFilter),
+            None => Answer::MayContain(Reason::NoRangeFilter),
             Some(_) => {
-                let upper = successor(scan);
+                let upper = successor(prefix);
                 self.range_answer(
-                    Bound::Included(scan),
+                    Bound::Included(prefix),
                     upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded),
                 )
             }
@@ -279,7 +273,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     /// Whether any key between `lower` and `upper` may be in the table: the range filter's answer; a range of one
     /// key (`Included(k)` to `Included(k)`) is also a point lookup; a range past a partitioned filter's last key
     /// is absent without a load.
-    pub fn may_contain_range<L: PartitionLoader + ?Sized>(
+    pub fn may_contain_range<L: PartitionLoader>(
         &self,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
@@ -292,7 +286,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     /// range filter answers them with the next ranges' cache lines on their way (see
     /// [`FilterBlock::may_contain_range_batch`]); each answer, and what the statistics count, equals the single
     /// question's.
-    pub fn may_contain_range_batch<L: PartitionLoader + ?Sized>(
+    pub fn may_contain_range_batch<L: PartitionLoader>(
         &self,
         ranges: &[KeyRange<'_>],
         loader: &L,
@@ -314,7 +308,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     }
 
     /// A range question, the range filter's answer given by `range_answer` (asked only if needed).
-    fn range_question<L: PartitionLoader + ?Sized>(
+    fn range_question<L: PartitionLoader>(
         &self,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
@@ -332,15 +326,9 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
         }
         let point = match range::single_key(lower, upper) {
             Some(key) => self.key_answer(&KeyProbe::new(key), loader),
-            None => Answer::Unfiltered(Unfiltered::NoRangeFilter),
+            None => Answer::MayContain(Reason::NoRangeFilter),
         };
         self.count(combine(range_answer(), point))
-    }
-
-    /// The point filter.
-    #[must_use]
-    pub fn point(&self) -> &PointFilter<B> {
-        &self.point
     }
 
     /// The point filter, when it is one block.
@@ -391,44 +379,57 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
         answer
     }
 
+    /// The question a point filter block is asked for `probe`: by the key's hash, and by its prefix (of the
+    /// options' extractor) for a block of prefixes only.
+    #[inline]
+    fn by_key<'a>(&'a self, probe: &KeyProbe<'a>) -> ByKey<'a> {
+        ByKey {
+            key: probe.key,
+            hash: probe.hash,
+            extractor: self.extractor.as_deref(),
+        }
+    }
+
     /// The answer for a key, not counted.
-    fn key_answer<L: PartitionLoader + ?Sized>(&self, probe: &KeyProbe<'_>, loader: &L) -> Answer {
+    fn key_answer<L: PartitionLoader>(&self, probe: &KeyProbe<'_>, loader: &L) -> Answer {
         let point = match &self.point {
-            PointFilter::None => Answer::Unfiltered(Unfiltered::NoFilter),
-            PointFilter::Unusable(_) => Answer::Unfiltered(Unfiltered::Unusable),
-            PointFilter::Block(block) => key_in_block(block, probe),
-            PointFilter::Partitioned(index) => key_in_partitions(index, probe, loader),
+            PointFilter::None => Answer::MayContain(Reason::NoFilter),
+            PointFilter::Unusable(_) => Answer::MayContain(Reason::Unusable),
+            PointFilter::Block(block) => key_in_block(block, &self.by_key(probe)),
+            PointFilter::Partitioned(index) => {
+                key_in_partitions(index, &self.by_key(probe), loader)
+            }
         };
         let range = match &self.range {
-            None => Answer::Unfiltered(Unfiltered::NoFilter),
+            None => Answer::MayContain(Reason::NoFilter),
             Some(Ok(block)) => Answer::from_may_contain(block.may_contain(probe.key)),
-            Some(Err(_)) => Answer::Unfiltered(Unfiltered::Unusable),
+            Some(Err(_)) => Answer::MayContain(Reason::Unusable),
         };
         combine(point, range)
     }
 
     /// The point filter's answer for a scan: its prefixes, in every partition the scan's keys can be in.
-    fn scan_in_point<L: PartitionLoader + ?Sized>(
+    fn scan_in_point<L: PartitionLoader>(
         &self,
         extractor: &dyn PrefixExtractor,
         scan: &[u8],
         loader: &L,
     ) -> Answer {
         match &self.point {
-            PointFilter::None => Answer::Unfiltered(Unfiltered::NoFilter),
-            PointFilter::Unusable(_) => Answer::Unfiltered(Unfiltered::Unusable),
-            PointFilter::Block(block) => block.may_contain_scan(extractor, scan),
+            PointFilter::None => Answer::MayContain(Reason::NoFilter),
+            PointFilter::Unusable(_) => Answer::MayContain(Reason::Unusable),
+            PointFilter::Block(block) => block.may_contain_prefix(extractor, scan),
             PointFilter::Partitioned(index) => {
                 // The index names the extractor of its partitions' prefixes: no load for another one.
                 match index.prefix_extractor_name() {
-                    None => return Answer::Unfiltered(Unfiltered::NoPrefixes),
+                    None => return Answer::MayContain(Reason::NoPrefixes),
                     Some(name) if name != extractor.name() => {
-                        return Answer::Unfiltered(Unfiltered::OtherExtractor);
+                        return Answer::MayContain(Reason::OtherExtractor);
                     }
                     Some(_) => {}
                 }
                 let Some(probe) = PrefixProbe::for_scan(extractor, scan) else {
-                    return Answer::Unfiltered(Unfiltered::ScanNotDetermined);
+                    return Answer::MayContain(Reason::ScanNotDetermined);
                 };
                 // The keys starting with `scan` lie in [scan, successor): partitions from the first whose
                 // separator is >= scan to the first whose separator is >= the successor (which may hold keys below
@@ -441,7 +442,7 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
                 let last =
                     successor(scan).map_or(n - 1, |upper| index.position_of(&upper).min(n - 1));
                 if last + 1 - first > MAX_PARTITIONS_PER_QUESTION {
-                    return Answer::Unfiltered(Unfiltered::TooManyPartitions);
+                    return Answer::MayContain(Reason::TooManyPartitions);
                 }
                 let mut answer = Answer::Absent;
                 for position in first..=last {
@@ -458,36 +459,47 @@ impl<B: AsRef<[u8]>> TableFilter<B> {
     /// The range filter's answer for a range.
     fn range_answer(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Answer {
         match &self.range {
-            None => Answer::Unfiltered(Unfiltered::NoRangeFilter),
+            None => Answer::MayContain(Reason::NoRangeFilter),
             Some(Ok(block)) => block.may_contain_range(lower, upper),
-            Some(Err(_)) => Answer::Unfiltered(Unfiltered::Unusable),
+            Some(Err(_)) => Answer::MayContain(Reason::Unusable),
         }
     }
 }
 
+/// A point question for a filter block: the key and its hash, and the store's extractor for a block of prefixes
+/// only.
+struct ByKey<'a> {
+    key: &'a [u8],
+    hash: KeyHash,
+    extractor: Option<&'a dyn PrefixExtractor>,
+}
+
 /// A point block's answer for a key: by the key's hash (or by the key, for a block that stores keys); for a block
-/// of prefixes only, by the key's prefix when the probe carries one of the block's extractor.
+/// of prefixes only, by the key's prefix when the store's extractor is the block's.
 #[inline]
-fn key_in_block<T: AsRef<[u8]>>(block: &FilterBlock<T>, probe: &KeyProbe<'_>) -> Answer {
+fn key_in_block<T: AsRef<[u8]>>(block: &FilterBlock<T>, question: &ByKey<'_>) -> Answer {
     if block.holds_whole_keys() {
-        return Answer::from_may_contain(block.may_contain_key_hashed(probe.key, probe.hash));
+        return Answer::from_may_contain(block.may_contain_key_hashed(question.key, question.hash));
     }
-    match &probe.prefix {
-        Some(prefix) => block.may_contain_prefix(prefix),
-        None => Answer::Unfiltered(Unfiltered::NoWholeKeys),
+    match question
+        .extractor
+        .and_then(|extractor| PrefixProbe::for_key(extractor, question.key))
+    {
+        Some(prefix) => block.may_contain_probe(&prefix),
+        None => Answer::MayContain(Reason::NoWholeKeys),
     }
 }
 
 /// A partitioned point filter's answer for a key: its partition's, or "absent" past the last separator.
 #[inline]
-fn key_in_partitions<B: AsRef<[u8]>, L: PartitionLoader + ?Sized>(
+fn key_in_partitions<B: AsRef<[u8]>, L: PartitionLoader>(
     index: &PartitionedFilter<B>,
-    probe: &KeyProbe<'_>,
+    question: &ByKey<'_>,
     loader: &L,
 ) -> Answer {
-    let position = index.position_of(probe.key);
+    let position = index.position_of(question.key);
     if position < index.num_partitions() {
-        with_partition(index, position, loader, probe)
+        with_partition(index, position, loader, question)
     } else {
         Answer::Absent
     }
@@ -496,7 +508,7 @@ fn key_in_partitions<B: AsRef<[u8]>, L: PartitionLoader + ?Sized>(
 /// `question`'s answer from partition `position` (one the index has): asked in place if `loader` holds the
 /// partition, else loaded.
 #[inline]
-fn with_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized, Q: BlockQuestion>(
+fn with_partition<B: AsRef<[u8]>, L: PartitionLoader, Q: BlockQuestion>(
     index: &PartitionedFilter<B>,
     position: usize,
     loader: &L,
@@ -513,25 +525,22 @@ fn with_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized, Q: BlockQuestion>
     }
 }
 
-/// `question`'s answer from its partition loaded through `loader` and verified (unless the loader hands a
-/// verified one); [`Unfiltered::Unusable`] if the load or the checks fail.
+/// `question`'s answer from its partition loaded through `loader` and verified; [`Reason::Unusable`] if the load
+/// or the checks fail.
 #[inline(never)]
-fn load_partition<B: AsRef<[u8]>, L: PartitionLoader + ?Sized, Q: BlockQuestion>(
+fn load_partition<B: AsRef<[u8]>, L: PartitionLoader, Q: BlockQuestion>(
     loader: &L,
     question: &InPartition<'_, B, Q>,
 ) -> Answer {
     let Some(partition) = question.partition() else {
-        return Answer::Unfiltered(Unfiltered::Unusable);
+        return Answer::MayContain(Reason::Unusable);
     };
     match loader.load(&partition) {
-        Ok(Loaded::Bytes(bytes)) => {
-            match question.index.verify_partition(&partition, bytes.as_ref()) {
-                Ok(verified) => question.ask(&verified),
-                Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
-            }
-        }
-        Ok(Loaded::Verified(verified)) => question.ask(&verified),
-        Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
+        Ok(bytes) => match question.index.verify_partition(&partition, bytes.as_ref()) {
+            Ok(verified) => question.ask(&verified),
+            Err(_) => Answer::MayContain(Reason::Unusable),
+        },
+        Err(_) => Answer::MayContain(Reason::Unusable),
     }
 }
 
@@ -540,7 +549,7 @@ trait BlockQuestion {
     fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer;
 }
 
-impl BlockQuestion for &KeyProbe<'_> {
+impl BlockQuestion for &ByKey<'_> {
     #[inline]
     fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer {
         key_in_block(block, self)
@@ -549,7 +558,7 @@ impl BlockQuestion for &KeyProbe<'_> {
 
 impl BlockQuestion for &PrefixProbe<'_> {
     fn ask<T: AsRef<[u8]>>(&self, block: &FilterBlock<T>) -> Answer {
-        block.may_contain_prefix(self)
+        block.may_contain_probe(self)
     }
 }
 
@@ -577,7 +586,7 @@ impl<B: AsRef<[u8]>, Q: BlockQuestion> PartitionQuestion for InPartition<'_, B, 
     fn ask<T: AsRef<[u8]>>(&self, partition: &VerifiedPartition<T>) -> Answer {
         match self.index.holds(self.position, partition) {
             Ok(()) => self.question.ask(partition.filter()),
-            Err(_) => Answer::Unfiltered(Unfiltered::Unusable),
+            Err(_) => Answer::MayContain(Reason::Unusable),
         }
     }
 }
@@ -588,8 +597,10 @@ impl<B: AsRef<[u8]>, Q: BlockQuestion> PartitionQuestion for InPartition<'_, B, 
 fn combine(first: Answer, second: Answer) -> Answer {
     match (first, second) {
         (Answer::Absent, _) | (_, Answer::Absent) => Answer::Absent,
-        (Answer::MayContain, _) | (_, Answer::MayContain) => Answer::MayContain,
-        (_, Answer::Unfiltered(Unfiltered::Unusable)) => Answer::Unfiltered(Unfiltered::Unusable),
+        (Answer::MayContain(Reason::Matched), _) | (_, Answer::MayContain(Reason::Matched)) => {
+            Answer::MayContain(Reason::Matched)
+        }
+        (_, Answer::MayContain(Reason::Unusable)) => Answer::MayContain(Reason::Unusable),
         (first, _) => first,
     }
 }
@@ -627,17 +638,18 @@ mod tests {
 
     #[test]
     fn answers_combine_toward_the_certain_one() {
-        use Answer::{Absent, MayContain, Unfiltered as U};
-        assert_eq!(combine(MayContain, Absent), Absent);
-        assert_eq!(combine(U(Unfiltered::Unusable), Absent), Absent);
-        assert_eq!(combine(U(Unfiltered::NoFilter), MayContain), MayContain);
+        use Answer::{Absent, MayContain as U};
+        let matched = U(Reason::Matched);
+        assert_eq!(combine(matched, Absent), Absent);
+        assert_eq!(combine(U(Reason::Unusable), Absent), Absent);
+        assert_eq!(combine(U(Reason::NoFilter), matched), matched);
         assert_eq!(
-            combine(U(Unfiltered::NoPrefixes), U(Unfiltered::Unusable)),
-            U(Unfiltered::Unusable)
+            combine(U(Reason::NoPrefixes), U(Reason::Unusable)),
+            U(Reason::Unusable)
         );
         assert_eq!(
-            combine(U(Unfiltered::NoPrefixes), U(Unfiltered::NoRangeFilter)),
-            U(Unfiltered::NoPrefixes)
+            combine(U(Reason::NoPrefixes), U(Reason::NoRangeFilter)),
+            U(Reason::NoPrefixes)
         );
     }
 }

@@ -179,11 +179,13 @@ impl<'a> SpecTable<'a> {
     }
 
     /// A range: "absent" if empty (section 4.5); otherwise the range block's answer, the key's question for a
-    /// range of one key, and "absent" past a partition index's last separator.
+    /// range of one key (with the reader's extractor, as a key's), and "absent" past a partition index's last
+    /// separator.
     pub fn may_contain_range(
         &self,
         lower: SpecBound<'_>,
         upper: SpecBound<'_>,
+        extractor: Option<SpecExtractor>,
         hash: &dyn Fn(&[u8]) -> u64,
     ) -> bool {
         if is_empty(lower, upper) {
@@ -204,7 +206,7 @@ impl<'a> SpecTable<'a> {
                     range: None,
                     blocks: self.blocks,
                 };
-                only_point.may_contain_key(a, None, hash)
+                only_point.may_contain_key(a, extractor, hash)
             }
             _ => true,
         };

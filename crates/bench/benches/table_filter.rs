@@ -102,38 +102,33 @@ fn configurations() -> Vec<(&'static str, Option<TableFilterOptions>)> {
     let point = || TableFilterOptions::new().point(BlockedBloomPolicy::new(BITS_PER_KEY));
     let range = RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR);
     let parts = |o: TableFilterOptions| o.partitioned(4096, PartitionCuts::AtDataBlocks);
-    vec![
-        ("no filter", None),
-        ("point (the baseline)", Some(point())),
-        (
-            "point + prefixes",
-            Some(point().prefixes(tenants.clone(), true)),
-        ),
-        (
-            "prefixes only",
-            Some(point().prefixes(tenants.clone(), false)),
-        ),
-        ("point + range", Some(point().range(range))),
-        ("range only", Some(TableFilterOptions::new().range(range))),
-        (
-            "prefixes only + range",
-            Some(point().prefixes(tenants.clone(), false).range(range)),
-        ),
-        (
-            "point + prefixes + range",
-            Some(point().prefixes(tenants.clone(), true).range(range)),
-        ),
-        ("partitioned", Some(parts(point()))),
-        (
-            "partitioned + prefixes",
-            Some(parts(point().prefixes(tenants.clone(), true))),
-        ),
-        ("partitioned + range", Some(parts(point().range(range)))),
-        (
-            "partitioned + prefixes + range",
-            Some(parts(point().prefixes(tenants.clone(), true).range(range))),
-        ),
-    ]
+    let prefixes = |whole_keys| point().prefixes(tenants.clone(), whole_keys);
+    let all = || -> Result<_, sstfilter::UsageError> {
+        Ok(vec![
+            ("no filter", None),
+            ("point (the baseline)", Some(point())),
+            ("point + prefixes", Some(prefixes(true)?)),
+            ("prefixes only", Some(prefixes(false)?)),
+            ("point + range", Some(point().range(range)?)),
+            ("range only", Some(TableFilterOptions::new().range(range)?)),
+            (
+                "prefixes only + range",
+                Some(prefixes(false)?.range(range)?),
+            ),
+            (
+                "point + prefixes + range",
+                Some(prefixes(true)?.range(range)?),
+            ),
+            ("partitioned", Some(parts(point())?)),
+            ("partitioned + prefixes", Some(parts(prefixes(true)?)?)),
+            ("partitioned + range", Some(parts(point().range(range)?)?)),
+            (
+                "partitioned + prefixes + range",
+                Some(parts(prefixes(true)?.range(range)?)?),
+            ),
+        ])
+    };
+    all().expect("every configuration is valid")
 }
 
 /// The filter bytes of a table: its point block or index, its partitions and its range block.
@@ -165,16 +160,15 @@ fn run(shape: &Shape, name: &'static str, filters: Option<TableFilterOptions>, d
     let build_secs = started.elapsed().as_secs_f64();
     let mut opened: Vec<Table> = paths
         .iter()
-        .map(|p| Table::open_with_cache(p, PartitionCache::new(0)).expect("open"))
+        .map(|p| Table::open_with_cache(p, &options, PartitionCache::new(0)).expect("open"))
         .collect();
     let bytes: u64 = opened.iter().map(filter_bytes).sum();
     // A cache of a tenth of the filter bytes (partitioned filters only; the others keep their filter whole).
     let cache = PartitionCache::new((bytes / 10) as usize);
     opened = paths
         .iter()
-        .map(|p| Table::open_with_cache(p, cache.clone()).expect("open"))
+        .map(|p| Table::open_with_cache(p, &options, cache.clone()).expect("open"))
         .collect();
-    let extractor = DelimitedPrefix::new(b'/');
     let total = |tables: &[Table]| {
         tables.iter().fold(TableStats::default(), |mut s, t| {
             s += t.stats();
@@ -198,7 +192,7 @@ fn run(shape: &Shape, name: &'static str, filters: Option<TableFilterOptions>, d
         for table in &opened {
             assert!(
                 table
-                    .scan_prefix(&extractor, &tenant_prefix(t))
+                    .scan_prefix(&tenant_prefix(t))
                     .expect("scan")
                     .is_empty()
             );
@@ -288,7 +282,7 @@ fn range_per_partition(shape: &Shape) {
         let (t, gap) = (shape.present_tenant(i), shape.gap(i));
         let (lower, upper) = (key(t, gap), key(t, gap + 9));
         let (lo, hi) = (Bound::Included(&lower[..]), Bound::Included(&upper[..]));
-        whole_fp += u64::from(whole_filter.may_contain_range(lo, hi).may_contain());
+        whole_fp += u64::from(whole_filter.may_contain_range(lo, hi).must_read());
         // The partitions whose key ranges the range meets: from the first whose last key is >= lower.
         let first = parts.partition_point(|(last, _)| last.as_slice() < lower.as_slice());
         let last = parts.partition_point(|(last, _)| last.as_slice() < upper.as_slice());
@@ -296,7 +290,7 @@ fn range_per_partition(shape: &Shape) {
         part_fp += u64::from(
             parts[first..=last.min(parts.len() - 1)]
                 .iter()
-                .any(|(_, f)| f.may_contain_range(lo, hi).may_contain()),
+                .any(|(_, f)| f.may_contain_range(lo, hi).must_read()),
         );
     }
     let bits = |bytes: usize| bytes as f64 * 8.0 / keys.len() as f64;

@@ -300,8 +300,3 @@ pub fn median(mut xs: Vec<f64>) -> f64 {
 pub fn median_per(totals: impl Iterator<Item = f64>, count: u64) -> f64 {
     median(totals.map(|total| total / count as f64).collect())
 }
-
-// The README's examples are compiled and run as doctests here, where every crate they use is a dependency.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;

@@ -8,8 +8,8 @@ use sstfilter::leveldb::{
 use sstfilter::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 use sstfilter::{
     Answer, BloomFilter, CountingBloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
-    MAX_PREFIX_NAME_LEN, PrefixExtractor, PrefixProbe, RangeFilterBuilder, RangePolicy,
-    ScalableBloomFilter, UsageError, key_hash,
+    MAX_PREFIX_NAME_LEN, PrefixExtractor, RangeFilterBuilder, RangePolicy, ScalableBloomFilter,
+    UsageError, key_hash,
 };
 
 use crate::options::{Partitioning, Prefixes};
@@ -250,7 +250,6 @@ pub fn assert_finds_all(what: &str, blocks: &[Vec<u8>], keys: &[Vec<u8>]) {
     let hashes: Vec<KeyHash> = keys.iter().map(|k| key_hash(k)).collect();
     let mut found = vec![false; keys.len()];
     let mut batch = vec![false; keys.len()];
-    let mut hash_batch = vec![false; keys.len()];
     for block in blocks {
         let filter = FilterBlock::open(block.clone()).unwrap_or_else(|e| panic!("{what}: {e}"));
         filter
@@ -258,17 +257,12 @@ pub fn assert_finds_all(what: &str, blocks: &[Vec<u8>], keys: &[Vec<u8>]) {
             .unwrap_or_else(|e| panic!("{what}: does not verify: {e}"));
         let range = filter.kind() == FilterKind::Range;
         filter.may_contain_batch(keys, &mut batch);
-        filter.may_contain_hash_batch(&hashes, &mut hash_batch);
         for (i, key) in keys.iter().enumerate() {
             let single = filter.may_contain(key);
             let by_hash = filter.may_contain_hash(hashes[i]);
             assert_eq!(
                 single, batch[i],
                 "{what}: batch and single differ on {key:?}"
-            );
-            assert_eq!(
-                by_hash, hash_batch[i],
-                "{what}: hash batch and single differ on {key:?}"
             );
             assert_eq!(
                 by_hash,
@@ -285,8 +279,8 @@ pub fn assert_finds_all(what: &str, blocks: &[Vec<u8>], keys: &[Vec<u8>]) {
     }
 }
 
-/// Checks that no scan over a prefix of a key (of up to 24 bytes) is answered "absent", and that every key's
-/// prefix probe may be present.
+/// Checks that no scan over a prefix of a key (of up to 24 bytes) is answered "absent", the key's own extracted
+/// prefix among them.
 pub fn assert_scans_find_all<B: AsRef<[u8]>>(
     what: &str,
     filter: &FilterBlock<B>,
@@ -296,16 +290,16 @@ pub fn assert_scans_find_all<B: AsRef<[u8]>>(
     for key in keys {
         for end in 0..=key.len().min(24) {
             assert_ne!(
-                filter.may_contain_scan(extractor, &key[..end]),
+                filter.may_contain_prefix(extractor, &key[..end]),
                 Answer::Absent,
                 "{what}: scan {:?} lost {key:?}",
                 &key[..end]
             );
         }
-        if let Some(probe) = PrefixProbe::for_key(extractor, key) {
+        if let Some(prefix) = extractor.prefix(key) {
             assert!(
-                filter.may_contain_prefix(&probe).may_contain(),
-                "{what}: the prefix probe lost {key:?}"
+                filter.may_contain_prefix(extractor, prefix).must_read(),
+                "{what}: the key's prefix lost {key:?}"
             );
         }
     }
@@ -359,11 +353,11 @@ pub fn assert_range_questions_find_all(what: &str, block: &[u8], keys: &[Vec<u8>
         filter.may_contain_range_batch(&ranges, &mut answers);
         for (&(lower, upper), batched) in ranges.iter().zip(answers) {
             assert!(
-                filter.may_contain_range(lower, upper).may_contain(),
+                filter.may_contain_range(lower, upper).must_read(),
                 "{what}: lost {key:?} in {lower:?}..{upper:?}"
             );
             assert!(
-                batched.may_contain(),
+                batched.must_read(),
                 "{what}: the batch lost {key:?} in {lower:?}..{upper:?}"
             );
         }

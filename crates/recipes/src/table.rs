@@ -29,29 +29,79 @@ pub struct TableRecipe {
 }
 
 impl TableRecipe {
-    /// The options, or `None` when a policy's constructor refused (checked against its documentation).
+    /// The options (made for keys in any order, then set in the order of the fields), or `None` when a policy's
+    /// constructor refused (checked
+    /// against its documentation) or a setting was refused: each refusal is checked to be the one its setter
+    /// documents, given the settings made before it.
     #[must_use]
     pub fn options(&self) -> Option<TableFilterOptions> {
-        let mut options = TableFilterOptions::new();
+        let what = format!("{self:?}");
+        let refused = |setting: &str,
+                       documented: &[(&str, bool)],
+                       result: Result<_, UsageError>| {
+            let reasons: Vec<&str> = documented
+                .iter()
+                .filter_map(|&(reason, applies)| applies.then_some(reason))
+                .collect();
+            match result {
+                Ok(options) => {
+                    assert!(
+                        reasons.is_empty(),
+                        "{what}: {setting} accepted, but {reasons:?}"
+                    );
+                    Some(options)
+                }
+                Err(e) => {
+                    // A setting breaking several rules is refused for any one of them.
+                    assert!(
+                        matches!(&e, UsageError::InvalidSetting { setting, .. } if reasons.contains(setting)),
+                        "{what}: {setting} refused with {e:?}, documented: {reasons:?}"
+                    );
+                    None
+                }
+            }
+        };
+        let mut options = if self.any_key_order {
+            TableFilterOptions::any_key_order()
+        } else {
+            TableFilterOptions::new()
+        };
         if let Some(point) = self.point
             && let Constructed::Policy(policy) = point.construct()?
         {
-            options = options.shared_point(policy);
+            options = options.point(policy);
         }
+        let point = options_have_point(self);
         if let Some(prefixes) = self.prefixes {
-            options = options.prefixes(prefixes.extractor.get(), prefixes.whole_keys);
+            let extractor = prefixes.extractor.get();
+            let long_name = extractor.name().len() > MAX_PREFIX_NAME_LEN;
+            let documented = [
+                ("TableFilterOptions::prefixes", !point),
+                ("prefix extractor name", point && long_name),
+            ];
+            let result = options.prefixes(extractor, prefixes.whole_keys);
+            options = refused("prefixes", &documented, result)?;
         }
         if let Some(range) = self.range {
-            options = options.range(range.policy()?);
+            let documented = [("TableFilterOptions::range", self.any_key_order)];
+            options = refused("range", &documented, options.range(range.policy()?))?;
         }
         if let Some(partitioning) = self.partitioning {
-            options = options.partitioned(
+            let documented = [
+                (
+                    "TableFilterOptions::partitioned",
+                    !point || self.any_key_order,
+                ),
+                (
+                    PARTITION_BYTES_SETTING,
+                    point && !self.any_key_order && partitioning.partition_bytes == 0,
+                ),
+            ];
+            let result = options.partitioned(
                 usize::from(partitioning.partition_bytes),
                 partitioning.cuts(),
             );
-        }
-        if self.any_key_order {
-            options = options.any_key_order();
+            options = refused("partitioned", &documented, result)?;
         }
         Some(options)
     }
@@ -65,21 +115,7 @@ impl TableRecipe {
     pub fn check(&self, keys: &[Vec<u8>]) -> Option<()> {
         let what = format!("{self:?}, {} keys", keys.len());
         let options = self.options()?;
-        let refusals = self.documented_refusals(&options);
-        let mut builder = match TableFilterBuilder::new(&options) {
-            Ok(builder) => {
-                assert!(refusals.is_empty(), "{what}: accepted, but {refusals:?}");
-                builder
-            }
-            Err(e) => {
-                // Options breaking several rules are refused for any one of them.
-                assert!(
-                    matches!(&e, UsageError::InvalidSetting { setting, .. } if refusals.contains(setting)),
-                    "{what}: refused with {e:?}, documented: {refusals:?}"
-                );
-                return None;
-            }
-        };
+        let mut builder = TableFilterBuilder::new(&options);
         let mut keys = keys.to_vec();
         if !self.any_key_order {
             keys.sort();
@@ -113,12 +149,12 @@ impl TableRecipe {
         assert!(builder.is_empty(), "{what}: the builder is reset");
         let mut store: Vec<Vec<u8>> = Vec::new();
         let locations = blocks
-            .write(|_, bytes| -> Result<u64, ()> {
+            .write(|_, bytes| {
                 store.push(bytes.to_vec());
                 Ok(store.len() as u64 - 1)
             })
-            .unwrap_or_else(|()| unreachable!());
-        let at = |location: Option<sstfilter::BlockLocation>| location.map(|l| l.position as usize);
+            .unwrap_or_else(|e| panic!("{what}: an in-memory store failed: {e}"));
+        let at = |location: Option<sstfilter::BlockLocation>| location.map(|l| l.offset as usize);
         let (point, range) = (at(locations.point), at(locations.range));
         self.assert_answers(&what, &store, point, range, &keys, &options);
         // Damaged: each block in turn with one byte changed (the CRC or the checks catch it, and the filter answers
@@ -133,34 +169,6 @@ impl TableRecipe {
         Some(())
     }
 
-    /// The settings `TableFilterBuilder::new` documents refusing for these options (none: it accepts them).
-    fn documented_refusals(&self, options: &TableFilterOptions) -> Vec<&'static str> {
-        let point = options_have_point(self);
-        let name_len = options.prefix_extractor().map_or(0, |e| e.name().len());
-        [
-            (
-                "TableFilterOptions::partitioned",
-                self.partitioning.is_some() && (!point || self.any_key_order),
-            ),
-            (
-                "TableFilterOptions::prefixes",
-                self.prefixes.is_some() && !point,
-            ),
-            (
-                "TableFilterOptions::range",
-                self.range.is_some() && self.any_key_order,
-            ),
-            ("prefix extractor name", name_len > MAX_PREFIX_NAME_LEN),
-            (
-                PARTITION_BYTES_SETTING,
-                self.partitioning.is_some_and(|p| p.partition_bytes == 0),
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(setting, refused)| refused.then_some(setting))
-        .collect()
-    }
-
     fn assert_answers(
         &self,
         what: &str,
@@ -172,8 +180,15 @@ impl TableRecipe {
     ) {
         let blocks: Vec<&[u8]> = store.iter().map(Vec::as_slice).collect();
         let loader = ByOffset(&blocks);
-        let filter = TableFilter::open(point.map(|p| blocks[p]), range.map(|r| blocks[r]));
-        let extractor = options.prefix_extractor();
+        let filter = TableFilter::open(options, point.map(|p| blocks[p]), range.map(|r| blocks[r]))
+            .unwrap_or_else(|e| panic!("{what}: the blocks written are refused: {e}"));
+        // The same blocks read by a store that gives no extractor: prefix questions go to the range filter alone.
+        let plain = TableFilter::open(
+            &TableFilterOptions::new(),
+            point.map(|p| blocks[p]),
+            range.map(|r| blocks[r]),
+        )
+        .unwrap_or_else(|e| panic!("{what}: the blocks written are refused: {e}"));
         let lost = |question: &str, answer: Answer| {
             assert_ne!(answer, Answer::Absent, "{what}: {question} lost a key");
         };
@@ -181,27 +196,27 @@ impl TableRecipe {
         sorted.sort();
         sorted.dedup();
         for (i, key) in sorted.iter().enumerate() {
-            lost(&format!("{key:?}"), filter.may_contain(key, &loader));
+            lost(
+                &format!("{key:?}"),
+                filter.may_contain(&KeyProbe::new(key), &loader),
+            );
             lost(
                 &format!("{key:?} by hash"),
-                filter.may_contain_key(&KeyProbe::with_hash(key, key_hash(key)), &loader),
+                filter.may_contain(&KeyProbe::with_hash(key, key_hash(key)), &loader),
             );
-            if let Some(extractor) = extractor {
-                lost(
-                    &format!("{key:?} by prefix"),
-                    filter
-                        .may_contain_key(&KeyProbe::with_prefix(key, extractor.as_ref()), &loader),
-                );
-            }
+            lost(
+                &format!("{key:?} without extractor"),
+                plain.may_contain(&KeyProbe::new(key), &loader),
+            );
             for end in 0..=key.len().min(12) {
                 let scan = &key[..end];
                 lost(
                     &format!("scan {scan:?}"),
-                    filter.may_contain_scan(extractor.map(|e| e.as_ref()), scan, &loader),
+                    filter.may_contain_prefix(scan, &loader),
                 );
                 lost(
                     &format!("scan {scan:?} without extractor"),
-                    filter.may_contain_scan(None, scan, &loader),
+                    plain.may_contain_prefix(scan, &loader),
                 );
             }
             let (lowers, uppers) = bounds_around(&sorted, i);

@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use sstfilter::SharedPolicy as SharedFilterPolicy;
+/// A filter policy the demo's configurations share.
+pub(crate) type SharedFilterPolicy = std::sync::Arc<dyn sstfilter::FilterPolicy + Send + Sync>;
 use sstfilter::{BlockedBloomPolicy, RibbonPolicy};
 
 /// A configuration the demo builds its tables with: a name and the policy for a bits/key setting.

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use sstfilter::SharedPolicy as SharedFilterPolicy;
+use crate::configs::SharedFilterPolicy;
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
     AlignedBlock, FilterBlock, FilterBlockBuilder, FilterCounts, FilterPolicy, FilterStats,
@@ -141,8 +141,9 @@ fn build_tables(
     args: &DemoArgs,
 ) -> CliResult<Vec<Table>> {
     let options = match (config.policy)(args.bits_per_key) {
-        Some(policy) => TableOptions::default()
-            .filters(sstfilter::TableFilterOptions::new().shared_point(policy)),
+        Some(policy) => {
+            TableOptions::default().filters(sstfilter::TableFilterOptions::new().point(policy))
+        }
         None => TableOptions::default().filters(sstfilter::TableFilterOptions::new()),
     };
     let started = Instant::now();
@@ -160,7 +161,7 @@ fn build_tables(
     let stats = FilterStats::new();
     let tables = paths
         .iter()
-        .map(|p| lsm::open_table(p).map(|t| t.with_filter_stats(stats.clone())))
+        .map(|p| lsm::open_table(p, &options).map(|t| t.with_filter_stats(stats.clone())))
         .collect::<CliResult<Vec<_>>>()?;
     for table in &tables {
         if let Some(e) = table.filter_error() {

@@ -55,8 +55,8 @@ pub(crate) fn create_dir(dir: &Path) -> CliResult<()> {
 }
 
 /// Opens the table at `path`, naming it if that fails.
-pub(crate) fn open_table(path: &Path) -> CliResult<Table> {
-    Table::open(path).context(|| format!("cannot open table {}", path.display()))
+pub(crate) fn open_table(path: &Path, options: &TableOptions) -> CliResult<Table> {
+    Table::open(path, options).context(|| format!("cannot open table {}", path.display()))
 }
 
 /// Creates a table builder at `path`, naming it if that fails.

@@ -56,7 +56,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
     let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(args.bits_per_key));
     let full_options = TableOptions::default().filters(point.clone());
     let partitioned_options = TableOptions::default()
-        .filters(point.partitioned(PARTITION_BYTES, PartitionCuts::AtDataBlocks));
+        .filters(point.partitioned(PARTITION_BYTES, PartitionCuts::AtDataBlocks)?);
     let build = |dir: &str, options| {
         let label = format!("{dir} filters: building tables");
         lsm::build_tables(&root.join(dir), options, args, label).map(|(paths, _)| paths)
@@ -66,7 +66,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
 
     let full: Vec<Table> = full_paths
         .iter()
-        .map(|p| lsm::open_table(p))
+        .map(|p| lsm::open_table(p, &full_options))
         .collect::<CliResult<_>>()?;
     let full_bytes: u64 = full
         .iter()
@@ -180,7 +180,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
     let started = Instant::now();
     for _ in 0..RELOADS {
         for path in &full_paths {
-            lsm::open_table(path)?;
+            lsm::open_table(path, &full_options)?;
         }
     }
     let per_load = started.elapsed() / (RELOADS * full_paths.len() as u32);
@@ -200,7 +200,7 @@ fn open_all(paths: &[std::path::PathBuf], cache: &PartitionCache) -> CliResult<V
     let tables = paths
         .iter()
         .map(|p| {
-            Table::open_with_cache(p, cache.clone())
+            Table::open_with_cache(p, &TableOptions::default(), cache.clone())
                 .context(|| format!("cannot open table {}", p.display()))
         })
         .collect::<CliResult<Vec<_>>>()?;

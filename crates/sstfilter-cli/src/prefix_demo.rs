@@ -91,7 +91,7 @@ pub(crate) fn run(
     for (name, prefixes) in CONFIGS {
         let mut filters = TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key));
         if let Some(whole_keys) = prefixes {
-            filters = filters.prefixes(extractor.clone(), whole_keys);
+            filters = filters.prefixes(extractor.clone(), whole_keys)?;
         }
         let options = TableOptions::default().filters(filters);
         let dir = root.join(name.replace(' ', "-").replace('+', "and"));
@@ -112,7 +112,7 @@ pub(crate) fn run(
                 }
             }
             builder.finish().context(writing(&path))?;
-            lsm.push(open_table(&path)?);
+            lsm.push(open_table(&path, &options)?);
         }
         let filter_bytes: u64 = lsm
             .iter()
@@ -145,7 +145,7 @@ pub(crate) fn run(
                 let scan = format!("t{tenant:05}/");
                 for (t, table) in lsm.iter().enumerate().rev() {
                     let found = table
-                        .scan_prefix(extractor.as_ref(), scan.as_bytes())
+                        .scan_prefix(scan.as_bytes())
                         .context(reading(&dir, t))?;
                     for (key, _) in found {
                         rows += 1;

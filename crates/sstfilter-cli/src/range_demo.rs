@@ -105,7 +105,7 @@ pub(crate) fn run(
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
                     .point(BlockedBloomPolicy::new(bits_per_key))
-                    .range(RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR)),
+                    .range(RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR))?,
             ),
         ),
     ];
@@ -131,7 +131,7 @@ pub(crate) fn run(
         let mut lsm = Vec::new();
         for (builder, path) in builders.into_iter().zip(&paths) {
             builder.finish().context(writing(path))?;
-            lsm.push(open_table(path)?);
+            lsm.push(open_table(path, &options)?);
         }
         // Every filter the tables hold: the point filter, and the range filter block beside it.
         let filter_bytes: u64 = lsm

@@ -317,7 +317,8 @@ fn inspect_explains_partitioned_tables() {
     let options = TableOptions::default().filters(
         sstfilter::TableFilterOptions::new()
             .point(sstfilter::BlockedBloomPolicy::new(10.0))
-            .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks),
+            .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks)
+            .unwrap(),
     );
     write_table(&table, 5000, &options);
     let out = ok(&["inspect", table.to_str().unwrap()]);
@@ -336,7 +337,7 @@ fn inspect_explains_partitioned_tables() {
     // A damaged partition is named, and the exit code says so.
     let mut bytes = std::fs::read(&table).unwrap();
     let data_end = {
-        let t = sstfilter_table::Table::open(&table).unwrap();
+        let t = sstfilter_table::Table::open(&table, &TableOptions::default()).unwrap();
         t.table_filter()
             .partitioned_filter()
             .unwrap()
@@ -1070,7 +1071,8 @@ fn inspect_states_the_layout_rule_a_shifted_table_breaks() {
         TableOptions::default().filters(
             sstfilter::TableFilterOptions::new()
                 .point(sstfilter::BlockedBloomPolicy::new(10.0))
-                .range(sstfilter::RangePolicy::new(256, 0.01)),
+                .range(sstfilter::RangePolicy::new(256, 0.01))
+                .unwrap(),
         ),
     ];
     for (n, options) in options.iter().enumerate() {

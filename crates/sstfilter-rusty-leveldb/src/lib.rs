@@ -26,7 +26,7 @@
 //! table reader consults the filter only from `Get` (one key, one data block; rusty-leveldb's
 //! `table_reader.rs`), never from an iterator, and `rusty_leveldb::FilterPolicy` has no prefix query to answer.
 //! A prefix scan (`seek` plus `next`) reads every table whose key range covers the prefix. An engine that owns
-//! its table reader can ask `TableFilter::may_contain_scan` before seeking, as
+//! its table reader can ask `TableFilter::may_contain_prefix` before seeking, as
 //! `sstfilter_table::Table::scan_prefix` does.
 
 #![deny(missing_docs)]
@@ -38,8 +38,8 @@ use std::fmt;
 use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
 use sstfilter::leveldb::{LevelDbFilterPolicy, MATCH_ALL_FILTER};
 use sstfilter::{
-    FilterPolicy, FilterStats, NoPartitions, STORE_POLICY_NAME, TableFilter, TableFilterBuilder,
-    TableFilterOptions,
+    Answer, FilterPolicy, FilterStats, KeyProbe, NoPartitions, Reason, STORE_POLICY_NAME,
+    TableFilter, TableFilterBuilder, TableFilterOptions,
 };
 
 /// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is the point filter of
@@ -60,8 +60,7 @@ use sstfilter::{
 pub struct RustyLevelDbFilterPolicy<P> {
     policy: P,
     options: TableFilterOptions,
-    /// `None` only if the options were refused, which `any_key_order` with a point policy alone never is.
-    builder: RefCell<Option<TableFilterBuilder>>,
+    builder: RefCell<TableFilterBuilder>,
     stats: FilterStats,
 }
 
@@ -69,11 +68,9 @@ impl<P: FilterPolicy + Clone + Send + Sync + 'static> RustyLevelDbFilterPolicy<P
     /// Filters built by `policy`.
     #[must_use]
     pub fn new(policy: P) -> Self {
-        let options = TableFilterOptions::new()
-            .point(policy.clone())
-            .any_key_order();
+        let options = TableFilterOptions::any_key_order().point(policy.clone());
         RustyLevelDbFilterPolicy {
-            builder: RefCell::new(TableFilterBuilder::new(&options).ok()),
+            builder: RefCell::new(TableFilterBuilder::new(&options)),
             policy,
             options,
             stats: FilterStats::new(),
@@ -105,7 +102,7 @@ impl<P: Clone> Clone for RustyLevelDbFilterPolicy<P> {
         RustyLevelDbFilterPolicy {
             policy: self.policy.clone(),
             options: self.options.clone(),
-            builder: RefCell::new(TableFilterBuilder::new(&self.options).ok()),
+            builder: RefCell::new(TableFilterBuilder::new(&self.options)),
             stats: self.stats.clone(),
         }
     }
@@ -132,9 +129,6 @@ impl<P> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
             return Vec::new();
         };
         let mut builder = self.builder.borrow_mut();
-        let Some(builder) = builder.as_mut() else {
-            return Vec::new();
-        };
         let added = keys.into_iter().try_for_each(|key| builder.add_key(key));
         // Finished (and so reset for the next filter) whatever happened. A point filter in any key order refuses no
         // key; were one refused, the filter would not hold every key, so there would be none.
@@ -149,9 +143,13 @@ impl<P> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
         // opening verifies ours: a flipped bit must cost a read, not hide a key. It is one pass over a filter of a
         // few hundred bytes; rusty-leveldb keeps no opened filters to do it once.
         // Counted here rather than through `with_stats`, which would clone the shared counts on every probe.
-        let answer = TableFilter::open(Some(filter), None).may_contain(key, &NoPartitions);
+        let answer = match TableFilter::open(&self.options, Some(filter), None) {
+            Ok(table) => table.may_contain(&KeyProbe::new(key), &NoPartitions),
+            // A valid block that is no point filter (a Range block): not one this policy wrote.
+            Err(_) => Answer::MayContain(Reason::Unusable),
+        };
         self.stats.record(answer);
-        answer.may_contain()
+        answer.must_read()
     }
 }
 

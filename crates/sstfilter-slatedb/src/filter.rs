@@ -8,7 +8,7 @@ use ::slatedb::bytes::BufMut;
 use ::slatedb::{Filter, FilterBuilder, FilterQuery, FilterTarget, RowEntry};
 
 use sstfilter::{
-    AlignedBlock, FilterStats, KeyProbe, NoPartitions, PrefixExtractor, TableFilter,
+    AlignedBlock, Answer, FilterStats, KeyProbe, NoPartitions, Reason, TableFilter,
     TableFilterBuilder, TableFilterOptions, UsageError,
 };
 
@@ -33,7 +33,7 @@ impl Layout {
     /// A builder of this layout's filters. SlateDB makes one per SST, so nothing is reused across SSTs here.
     pub(crate) fn builder(&self) -> SlateDbFilterBuilder {
         SlateDbFilterBuilder {
-            builder: TableFilterBuilder::new(&self.options),
+            builder: Ok(TableFilterBuilder::new(&self.options)),
             layout: self.clone(),
         }
     }
@@ -42,17 +42,24 @@ impl Layout {
     /// BlockedBloom blocks are each one cache line (SlateDB's bytes come at any alignment); the filter then lives
     /// in SlateDB's filter cache. Bytes that do not open make a filter that answers "may match" and keeps them.
     pub(crate) fn decode(&self, data: &[u8]) -> SlateDbFilter {
-        let block = Some(AlignedBlock::copy_from(data));
-        let filter = match self.part {
-            Part::Point => TableFilter::open(block, None),
-            Part::Range => TableFilter::open(None, block),
+        let block = || Some(AlignedBlock::copy_from(data));
+        let opened = match self.part {
+            Part::Point => TableFilter::open(&self.options, block(), None),
+            Part::Range => TableFilter::open(&self.options, None, block()),
         };
-        let usable = filter.point_error().is_none() && filter.range_error().is_none();
+        // A valid block of the other part in this slot is not one this policy wrote: unusable, like bytes that do
+        // not open.
+        let filter = opened
+            .ok()
+            .filter(|filter| filter.point_error().is_none() && filter.range_error().is_none());
         SlateDbFilter {
-            filter: Arc::new(filter.with_stats(self.stats.clone())),
-            unusable: if usable { Vec::new() } else { data.to_vec() },
-            extractor: self.options.prefix_extractor().cloned(),
-            whole_keys: self.options.holds_whole_keys(),
+            unusable: if filter.is_some() {
+                Vec::new()
+            } else {
+                data.to_vec()
+            },
+            filter: filter.map(|filter| Arc::new(filter.with_stats(self.stats.clone()))),
+            stats: self.stats.clone(),
         }
     }
 }
@@ -78,7 +85,7 @@ impl FilterBuilder for SlateDbFilterBuilder {
         let blocks = match &mut self.builder {
             Ok(builder) => builder.finish_and_reset().ok(),
             Err(_) => {
-                self.builder = TableFilterBuilder::new(&self.layout.options);
+                self.builder = Ok(TableFilterBuilder::new(&self.layout.options));
                 None
             }
         };
@@ -94,16 +101,21 @@ impl FilterBuilder for SlateDbFilterBuilder {
 /// One SST's filter in SlateDB.
 #[derive(Clone)]
 pub(crate) struct SlateDbFilter {
-    filter: Arc<TableFilter<AlignedBlock>>,
+    /// The filter, when its bytes opened and verified.
+    filter: Option<Arc<TableFilter<AlignedBlock>>>,
     /// The bytes of a filter that could not be used, kept so that re-encoding loses nothing (empty otherwise).
     unusable: Vec<u8>,
-    extractor: Option<Arc<dyn PrefixExtractor>>,
-    whole_keys: bool,
+    /// Where an unusable filter's answers are counted (a usable one counts its own).
+    stats: FilterStats,
 }
 
 impl SlateDbFilter {
     fn bytes(&self) -> &[u8] {
-        match self.filter.point_filter().or(self.filter.range_filter()) {
+        let block = self
+            .filter
+            .as_ref()
+            .and_then(|filter| filter.point_filter().or(filter.range_filter()));
+        match block {
             Some(block) => block.as_bytes(),
             None => &self.unusable,
         }
@@ -115,25 +127,20 @@ impl Filter for SlateDbFilter {
     /// SlateDB asks every filter of an SST every question, so a point filter is asked about range scans and a
     /// range filter about point lookups: each answers what it can and counts the rest as unfiltered.
     fn might_match(&self, query: &FilterQuery) -> bool {
-        let filter = &self.filter;
+        let Some(filter) = &self.filter else {
+            self.stats.record(Answer::MayContain(Reason::Unusable));
+            return true;
+        };
         let answer = match &query.target {
-            FilterTarget::Point(key) => match &self.extractor {
-                Some(extractor) if !self.whole_keys => filter.may_contain_key(
-                    &KeyProbe::with_prefix(key, extractor.as_ref()),
-                    &NoPartitions,
-                ),
-                _ => filter.may_contain(key, &NoPartitions),
-            },
-            FilterTarget::Prefix(scan) => {
-                filter.may_contain_scan(self.extractor.as_deref(), scan, &NoPartitions)
-            }
+            FilterTarget::Point(key) => filter.may_contain(&KeyProbe::new(key), &NoPartitions),
+            FilterTarget::Prefix(scan) => filter.may_contain_prefix(scan, &NoPartitions),
             FilterTarget::Range { lower, upper } => filter.may_contain_range(
                 lower.as_ref().map(|b| &b[..]),
                 upper.as_ref().map(|b| &b[..]),
                 &NoPartitions,
             ),
         };
-        answer.may_contain()
+        answer.must_read()
     }
 
     fn encode(&self, writer: &mut dyn BufMut) {

@@ -156,10 +156,16 @@ where
 {
     /// The table filter's options: this policy's point filter.
     fn layout(&self) -> Layout {
-        let mut options = TableFilterOptions::new().point(self.policy.clone());
-        if let Some(extractor) = &self.prefix_extractor {
-            options = options.prefixes(extractor.clone(), self.whole_key_filtering);
-        }
+        let point = TableFilterOptions::new().point(self.policy.clone());
+        // The extractor's name was checked when it was set, the one thing `prefixes` refuses here. Were it
+        // refused, the filter would hold whole keys without prefixes: scans unfiltered, no key lost.
+        let options = match &self.prefix_extractor {
+            Some(extractor) => point
+                .clone()
+                .prefixes(extractor.clone(), self.whole_key_filtering)
+                .unwrap_or(point),
+            None => point,
+        };
         Layout {
             options,
             part: Part::Point,

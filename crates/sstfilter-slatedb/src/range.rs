@@ -79,7 +79,10 @@ impl SlateDbRangeFilterPolicy {
 
     fn layout(&self) -> Layout {
         Layout {
-            options: TableFilterOptions::new().range(self.policy),
+            // Keys in bytewise order: a range filter alone is never refused.
+            options: TableFilterOptions::new()
+                .range(self.policy)
+                .unwrap_or_default(),
             part: Part::Range,
             stats: self.stats.clone(),
         }

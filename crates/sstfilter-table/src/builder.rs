@@ -43,11 +43,12 @@ pub const MAX_ENTRY_LEN: usize = 1 << 30;
 /// let everything = TableOptions::default().filters(
 ///     TableFilterOptions::new()
 ///         .point(BlockedBloomPolicy::new(10.0))
-///         .prefixes(Arc::new(DelimitedPrefix::new(b'/')), true)
-///         .range(RangePolicy::new(1 << 10, 0.01))
-///         .partitioned(4096, PartitionCuts::AtDataBlocks),
+///         .prefixes(Arc::new(DelimitedPrefix::new(b'/')), true)?
+///         .range(RangePolicy::new(1 << 10, 0.01))?
+///         .partitioned(4096, PartitionCuts::AtDataBlocks)?,
 /// );
 /// # let _ = (options, no_filter, everything);
+/// # Ok::<(), sstfilter::UsageError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct TableOptions {
@@ -136,7 +137,7 @@ pub struct TableSummary {
 /// file.sync_all()?; // make the table durable before publishing it
 /// assert_eq!(summary.num_entries, 1000);
 ///
-/// let table = Table::open(&path)?;
+/// let table = Table::open(&path, &TableOptions::default())?;
 /// assert_eq!(table.get(b"usr:000000000042")?.as_deref(), Some(&b"value"[..]));
 /// assert_eq!(table.get(b"usr:999")?, None); // almost always answered by the filter, without a read
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -186,7 +187,7 @@ impl<W: Write> TableBuilder<W> {
                 found: options.block_size.to_string(),
             }));
         }
-        let filter = TableFilterBuilder::new(&options.filters.clone())?;
+        let filter = TableFilterBuilder::new(&options.filters);
         Ok(TableBuilder {
             out,
             offset: 0,
@@ -255,10 +256,12 @@ impl<W: Write> TableBuilder<W> {
             }
             self.scratch.clear();
             self.scratch.extend_from_slice(block);
-            self.write_scratch().map(|handle| handle.offset())
+            self.write_scratch()
+                .map(|handle| handle.offset())
+                .map_err(std::io::Error::other)
         })?;
         let handle = |location: Option<sstfilter::BlockLocation>| {
-            location.map(|l| BlockHandle::new(l.position, l.len))
+            location.map(|l| BlockHandle::new(l.offset, l.len))
         };
         let (filter, range) = (handle(locations.point), handle(locations.range));
         self.scratch.clear();

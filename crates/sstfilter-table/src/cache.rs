@@ -384,7 +384,7 @@ mod tests {
         }
         let mut builder = sstfilter::PartitionedFilterBuilder::new(Lines(blocks));
         builder.add_key(b"k").unwrap();
-        let partitions = builder.finish().unwrap();
+        let partitions = builder.finish();
         let index = PartitionedFilter::open(partitions.index(&[0]).unwrap()).unwrap();
         let bytes = AlignedBlock::copy_from(&partitions.blocks()[0]);
         index

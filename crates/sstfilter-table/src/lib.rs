@@ -55,7 +55,7 @@
 //!         builder.add(key.as_bytes(), b"v")?;
 //!     }
 //!     builder.finish()?;
-//!     tables.push(Table::open(&path)?);
+//!     tables.push(Table::open(&path, &TableOptions::default())?);
 //! }
 //! // Newest table first; hash the key once for all of them.
 //! let key = b"usr:000000000999";

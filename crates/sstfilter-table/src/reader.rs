@@ -6,6 +6,7 @@ use core::fmt;
 use std::fs::File;
 
 use super::block::Block;
+use super::builder::TableOptions;
 use super::cache::{PartitionCache, TablePartitions};
 use super::error::{BlockDefect, BlockType, TableError, TableResult};
 use super::format::{BlockHandle, FOOTER_EXTENSION_LEN, FOOTER_LEN, Footer, check_crc};
@@ -13,9 +14,9 @@ use super::read_at::ReadAt;
 use super::stats::{Counters, TableStats, add, bump};
 use core::ops::{Bound, RangeBounds};
 use sstfilter::{
-    AlignedBlock, Answer, Error, FilterBlock, FilterKind, FilterStats, KeyHash, KeyProbe, Loaded,
-    Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, PointFilter, PrefixExtractor,
-    TableFilter, Unfiltered, VerifiedPartition, key_hash,
+    AlignedBlock, Answer, Error, FilterBlock, FilterKind, FilterStats, KeyHash, KeyProbe,
+    Partition, PartitionLoader, PartitionQuestion, PartitionedFilter, PointFilter, Reason,
+    TableFilter, VerifiedPartition, key_hash,
 };
 
 /// What the table's filter block turned out to be.
@@ -67,37 +68,41 @@ impl<R> fmt::Debug for Table<R> {
 
 #[cfg(any(unix, windows))]
 impl Table<File> {
-    /// Opens the table file at `path`. A partitioned filter keeps its partitions in a cache of its own without a
-    /// budget (see [`open_with_cache`](Self::open_with_cache)).
-    pub fn open(path: impl AsRef<std::path::Path>) -> TableResult<Self> {
-        Table::open_with_cache(path, PartitionCache::unbounded())
+    /// Opens the table file at `path`, written with `options` (the reader takes the filters' prefix extractor
+    /// from them: the file names it, but only the store has its code). A partitioned filter keeps its partitions
+    /// in a cache of its own without a budget (see [`open_with_cache`](Self::open_with_cache)).
+    pub fn open(path: impl AsRef<std::path::Path>, options: &TableOptions) -> TableResult<Self> {
+        Table::open_with_cache(path, options, PartitionCache::unbounded())
     }
 
-    /// Opens the table file at `path`, keeping the partitions of a partitioned filter in `cache` (which other
-    /// tables may share).
+    /// [`open`](Self::open), keeping the partitions of a partitioned filter in `cache` (which other tables may
+    /// share).
     pub fn open_with_cache(
         path: impl AsRef<std::path::Path>,
+        options: &TableOptions,
         cache: PartitionCache,
     ) -> TableResult<Self> {
         let file = File::open(path)?;
         let len = file.metadata()?.len();
-        Table::from_reader_with_cache(file, len, cache)
+        Table::from_reader_with_cache(file, len, options, cache)
     }
 }
 
 impl<R: ReadAt> Table<R> {
-    /// Opens a table stored in `source`, which holds `file_len` bytes (a file, a buffer, an object).
+    /// Opens a table stored in `source`, which holds `file_len` bytes (a file, a buffer, an object), written with
+    /// `options` (as [`open`](Table::open) takes them).
     ///
     /// Reads the footer, the index block and the filter block (a partitioned filter's index); never allocates
     /// more than the file's length and never panics, whatever the bytes.
-    pub fn from_reader(source: R, file_len: u64) -> TableResult<Self> {
-        Table::from_reader_with_cache(source, file_len, PartitionCache::unbounded())
+    pub fn from_reader(source: R, file_len: u64, options: &TableOptions) -> TableResult<Self> {
+        Table::from_reader_with_cache(source, file_len, options, PartitionCache::unbounded())
     }
 
     /// [`from_reader`](Self::from_reader), keeping the partitions of a partitioned filter in `cache`.
     pub fn from_reader_with_cache(
         source: R,
         file_len: u64,
+        options: &TableOptions,
         cache: PartitionCache,
     ) -> TableResult<Self> {
         // The fixed footer, and the extension a version-2 footer has before it.
@@ -132,7 +137,8 @@ impl<R: ReadAt> Table<R> {
             },
         };
         let filter_stats = FilterStats::new();
-        let filter = TableFilter::from_parts(point, range).with_stats(filter_stats.clone());
+        let filter = TableFilter::from_parts(options.filter_options(), point, range)?
+            .with_stats(filter_stats.clone());
         let num_partitions = filter
             .partitioned_filter()
             .map_or(0, PartitionedFilter::num_partitions);
@@ -167,20 +173,10 @@ impl<R: ReadAt> Table<R> {
         self.lookup(&KeyProbe::with_hash(key, hash))
     }
 
-    /// [`get`](Self::get) for a table whose filter may hold `extractor`'s prefixes only: such a filter is asked
-    /// about the key's prefix (without an extractor, it cannot answer a key lookup).
-    pub fn get_with_extractor(
-        &self,
-        key: &[u8],
-        extractor: &dyn PrefixExtractor,
-    ) -> TableResult<Option<Vec<u8>>> {
-        self.lookup(&KeyProbe::with_prefix(key, extractor))
-    }
-
     /// The filter's answer for `probe` (counted), then the read it allows.
     fn lookup(&self, probe: &KeyProbe<'_>) -> TableResult<Option<Vec<u8>>> {
         let loader = self.loader();
-        let answer = self.filter.may_contain_key(probe, &loader);
+        let answer = self.filter.may_contain(probe, &loader);
         // One counter a lookup, its outcome's: the totals are their sums (`TableStats`). A partitioned filter's
         // common lookup, a negative from a partition found in the cache, counts its cache hit in the same add.
         match answer {
@@ -192,13 +188,14 @@ impl<R: ReadAt> Table<R> {
                 });
                 return Ok(None);
             }
-            Answer::MayContain => bump(&self.counters.filter_positives),
-            Answer::Unfiltered(Unfiltered::Unusable) => bump(&self.counters.filter_unavailable),
-            // No filter that answers a key (none at all, or prefixes only without an extractor): a plain read.
-            Answer::Unfiltered(_) => bump(&self.counters.unfiltered_lookups),
+            Answer::MayContain(Reason::Matched) => bump(&self.counters.filter_positives),
+            Answer::MayContain(Reason::Unusable) => bump(&self.counters.filter_unavailable),
+            // No filter that answers a key (none at all, or prefixes only read without their extractor): a plain
+            // read.
+            Answer::MayContain(_) => bump(&self.counters.unfiltered_lookups),
         }
         let found = self.read_value(probe.key())?;
-        if answer == Answer::MayContain {
+        if answer == Answer::MayContain(Reason::Matched) {
             match found {
                 None => bump(&self.counters.false_positives),
                 Some(_) => self.filter_stats.record_true_positive(),
@@ -216,26 +213,22 @@ impl<R: ReadAt> Table<R> {
     }
 
     /// Every entry whose key starts with `prefix`, in key order, asking the filter first: a table whose filter
-    /// holds prefixes of `extractor` and not this one is skipped without a read (see
+    /// holds prefixes of the options' extractor and not this one is skipped without a read (see
     /// [`may_contain_prefix`](Self::may_contain_prefix)). Otherwise the index names the first data block that can
     /// hold such a key, and blocks are read from there until the keys pass the prefix.
-    pub fn scan_prefix(
-        &self,
-        extractor: &dyn PrefixExtractor,
-        prefix: &[u8],
-    ) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
+    pub fn scan_prefix(&self, prefix: &[u8]) -> TableResult<Vec<(Vec<u8>, Vec<u8>)>> {
         bump(&self.counters.prefix_scans);
-        let answer = self.may_contain_prefix(extractor, prefix);
+        let answer = self.may_contain_prefix(prefix);
         match answer {
             Answer::Absent => {
                 bump(&self.counters.prefix_scans_skipped);
                 return Ok(Vec::new());
             }
-            Answer::Unfiltered(_) => bump(&self.counters.prefix_scans_unfiltered),
-            Answer::MayContain => {}
+            Answer::MayContain(Reason::Matched) => {}
+            Answer::MayContain(_) => bump(&self.counters.prefix_scans_unfiltered),
         }
         let found = self.read_prefix(prefix)?;
-        if answer == Answer::MayContain && !found.is_empty() {
+        if answer == Answer::MayContain(Reason::Matched) && !found.is_empty() {
             self.filter_stats.record_true_positive();
         }
         Ok(found)
@@ -243,12 +236,11 @@ impl<R: ReadAt> Table<R> {
 
     /// What the filters say about the keys that start with `prefix` (counted in the filter statistics, not in the
     /// table's scan counters; a partitioned filter may load the partitions the scan's keys can be in):
-    /// [`Answer::Absent`] if the filter holds `extractor`'s prefixes and not the one every such key has, or the
-    /// range filter rules out the range those keys lie in; [`Answer::Unfiltered`] without a filter that can tell.
-    #[must_use]
-    pub fn may_contain_prefix(&self, extractor: &dyn PrefixExtractor, prefix: &[u8]) -> Answer {
-        self.filter
-            .may_contain_scan(Some(extractor), prefix, &self.loader())
+    /// [`Answer::Absent`] if the filter holds the options' extractor's prefixes and not the one every such key
+    /// has, or the range filter rules out the range those keys lie in; [`Answer::MayContain`], with the reason,
+    /// otherwise.
+    pub fn may_contain_prefix(&self, prefix: &[u8]) -> Answer {
+        self.filter.may_contain_prefix(prefix, &self.loader())
     }
 
     /// Every entry whose key lies between `lower` and `upper`, in key order, asking the filter first: a table
@@ -267,8 +259,8 @@ impl<R: ReadAt> Table<R> {
                 bump(&self.counters.range_scans_skipped);
                 return Ok(Vec::new());
             }
-            Answer::Unfiltered(_) => bump(&self.counters.range_scans_unfiltered),
-            Answer::MayContain => {}
+            Answer::MayContain(Reason::Matched) => {}
+            Answer::MayContain(_) => bump(&self.counters.range_scans_unfiltered),
         }
         let start: &[u8] = match lower {
             Bound::Included(a) | Bound::Excluded(a) => a,
@@ -284,7 +276,7 @@ impl<R: ReadAt> Table<R> {
             found.push((key.to_vec(), value.to_vec()));
             true
         })?;
-        if answer == Answer::MayContain && !found.is_empty() {
+        if answer == Answer::MayContain(Reason::Matched) && !found.is_empty() {
             self.filter_stats.record_true_positive();
         }
         Ok(found)
@@ -293,8 +285,7 @@ impl<R: ReadAt> Table<R> {
     /// What the filters say about the keys between `lower` and `upper` (counted in the filter statistics, not in
     /// the table's scan counters): [`Answer::Absent`] if the table's range filter rules the range out (or no byte
     /// string lies in it, or it lies past a partitioned filter's last key); a range of one key is a point lookup;
-    /// [`Answer::Unfiltered`] without a usable range filter.
-    #[must_use]
+    /// [`Answer::MayContain`], with the reason, without a usable range filter.
     pub fn may_contain_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Answer {
         self.filter.may_contain_range(lower, upper, &self.loader())
     }
@@ -651,17 +642,19 @@ fn load_filter<R: ReadAt>(
         return Ok(LoadedFilter::Partitioned(index));
     }
     let filter = FilterBlock::open(bytes)?;
+    // The filter block holds the point filter; a Range block goes in the range filter block (FORMAT.md 7.3).
+    if filter.kind() == FilterKind::Range {
+        return Err(TableError::Filter(Error::BadParams {
+            kind: Some(filter.kind()),
+            field: "kind (the filter block holds a point filter)",
+            found: u64::from(filter.kind().tag()),
+        }));
+    }
     // Keys are strictly increasing, so every entry is one distinct hash in the filter (barring a 64-bit hash
     // collision between neighbours, which only costs this filter). A different count means the filter was built
     // for other keys and could hide some of these. (A filter with prefixes counts them too, and one of prefixes
     // only counts no whole key: their count proves nothing about the entries.)
-    // A Range filter counts distinct codes, which keys may share: at most the entries, and none only for none.
-    let count_fits = if filter.kind() == FilterKind::Range {
-        filter.num_keys() <= num_entries && (filter.num_keys() == 0) == (num_entries == 0)
-    } else {
-        filter.num_keys() == num_entries
-    };
-    if filter.prefix_extractor_name().is_none() && !count_fits {
+    if filter.prefix_extractor_name().is_none() && filter.num_keys() != num_entries {
         return Err(TableError::FilterKeyCount {
             table: num_entries,
             filter: filter.num_keys(),
@@ -741,7 +734,7 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
     type Error = TableError;
 
     /// A partition the cache does not hold: read, verified once, and kept if the budget allows.
-    fn load(&self, partition: &Partition) -> TableResult<Loaded<AlignedBlock>> {
+    fn load(&self, partition: &Partition) -> TableResult<AlignedBlock> {
         // The table filter asks for partitions of its partition index only.
         let table = self.table;
         let Some(index) = table.filter.partitioned_filter() else {
@@ -750,7 +743,8 @@ impl<R: ReadAt> PartitionLoader for Loader<'_, R> {
         bump(&table.counters.partition_loads);
         let loaded = read_partition(&table.source, index, partition, |bytes| bytes)?;
         table.partitions.keep(partition.position, &loaded);
-        Ok(loaded.into())
+        // The filter verifies what a loader hands it (one more pass over a partition just read from storage).
+        Ok(loaded.into_inner())
     }
 
     #[inline]

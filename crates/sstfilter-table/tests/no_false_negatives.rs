@@ -89,7 +89,9 @@ fn reference_table_with_each_policy_at_its_extremes() {
                     builder.add(key, b"v").unwrap();
                 }
                 let (_, file) = builder.finish().unwrap();
-                let table = Table::from_reader(file.clone(), file.len() as u64).unwrap();
+                let table =
+                    Table::from_reader(file.clone(), file.len() as u64, &TableOptions::default())
+                        .unwrap();
                 assert!(
                     table.filter_error().is_none(),
                     "{name}: {:?}",

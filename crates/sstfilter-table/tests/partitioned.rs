@@ -37,8 +37,14 @@ fn partitioned(
     TableOptions::default().block_size(256).filters(
         sstfilter::TableFilterOptions::new()
             .point(policy)
-            .partitioned(bytes, cuts),
+            .partitioned(bytes, cuts)
+            .unwrap(),
     )
+}
+
+/// The table in `bytes`, its partitions kept in `cache` (which other tables share).
+fn open_cached(bytes: Vec<u8>, len: u64, cache: &PartitionCache) -> Table<Vec<u8>> {
+    Table::from_reader_with_cache(bytes, len, &TableOptions::default(), cache.clone()).unwrap()
 }
 
 #[test]
@@ -54,12 +60,13 @@ fn every_key_is_found_through_its_partition_for_every_kind_and_cut() {
                 let entries = entries(n, "key");
                 let options = TableOptions::default().block_size(256).filters(
                     sstfilter::TableFilterOptions::new()
-                        .shared_point(policy.clone())
-                        .partitioned(256, cuts),
+                        .point(policy.clone())
+                        .partitioned(256, cuts)
+                        .unwrap(),
                 );
                 let (summary, bytes) = build(&entries, &options);
                 let what = format!("{name} {cuts:?} {n} keys");
-                let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+                let table = Table::from_reader(&bytes[..], bytes.len() as u64, &options).unwrap();
                 assert!(
                     table.filter_error().is_none(),
                     "{what}: {:?}",
@@ -119,7 +126,8 @@ fn absent_keys_are_filtered_and_past_the_last_key_load_nothing() {
             PartitionCuts::AtDataBlocks,
         ),
     );
-    let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+    let table =
+        Table::from_reader(&bytes[..], bytes.len() as u64, &TableOptions::default()).unwrap();
     for i in 0..5000 {
         assert_eq!(table.get(format!("k{i:07}x").as_bytes()).unwrap(), None);
     }
@@ -151,8 +159,7 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
             &partitioned(BlockedBloomPolicy::new(10.0), 1024, PartitionCuts::Anywhere),
         );
         assert!(summary.filter_partitions >= 20);
-        let table = Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
-        tables.push((table, entries));
+        tables.push((open_cached(bytes, summary.file_len, &cache), entries));
     }
     for (table, entries) in &tables {
         for (k, v) in entries.iter().step_by(7) {
@@ -218,9 +225,7 @@ fn sharing(
         .map(|t| {
             let entries = entries(n, &format!("{salt}{t}-"));
             let (summary, bytes) = build(&entries, &options);
-            let table =
-                Table::from_reader_with_cache(bytes, summary.file_len, cache.clone()).unwrap();
-            (table, entries)
+            (open_cached(bytes, summary.file_len, cache), entries)
         })
         .collect()
 }
@@ -329,8 +334,9 @@ fn damage_to_partitions_or_their_index_costs_reads_never_keys() {
     let (mut unusable_at_open, mut unusable_partitions) = (0, 0);
     for bit in region.start * 8..region.end * 8 {
         damaged[bit / 8] ^= 1 << (bit % 8);
-        let table = Table::from_reader(&damaged[..], damaged.len() as u64)
-            .expect("only the filter is damaged");
+        let table =
+            Table::from_reader(&damaged[..], damaged.len() as u64, &TableOptions::default())
+                .expect("only the filter is damaged");
         if table.filter_error().is_some() {
             unusable_at_open += 1;
         }
@@ -378,31 +384,26 @@ fn prefix_extractor_and_partitions_work_together() {
             sstfilter::TableFilterOptions::new()
                 .point(sstfilter::BlockedBloomPolicy::new(10.0))
                 .prefixes(extractor.clone(), true)
-                .partitioned(256, PartitionCuts::Anywhere),
+                .and_then(|o| o.partitioned(256, PartitionCuts::Anywhere))
+                .unwrap(),
         ),
         TableOptions::default().filters(
             sstfilter::TableFilterOptions::new()
                 .point(sstfilter::BlockedBloomPolicy::new(10.0))
                 .partitioned(256, PartitionCuts::Anywhere)
-                .prefixes(extractor.clone(), true),
+                .and_then(|o| o.prefixes(extractor.clone(), true))
+                .unwrap(),
         ),
     ] {
         let (summary, bytes) = build(&entries, &options);
         assert!(summary.filter_partitions > 3, "{summary:?}");
-        let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+        let table = Table::from_reader(&bytes[..], bytes.len() as u64, &options).unwrap();
         assert!(table.table_filter().partitioned_filter().is_some());
         for (key, value) in &entries {
             assert_eq!(table.get(key).unwrap().as_deref(), Some(&value[..]));
             let prefix = &key[..7];
-            assert!(
-                table
-                    .may_contain_prefix(extractor.as_ref(), prefix)
-                    .may_contain()
-            );
-            assert_eq!(
-                table.scan_prefix(extractor.as_ref(), prefix).unwrap().len(),
-                1
-            );
+            assert!(table.may_contain_prefix(prefix).must_read());
+            assert_eq!(table.scan_prefix(prefix).unwrap().len(), 1);
         }
         // Each key's three questions asked its partition: loaded by the first, found in the cache after (prefix
         // questions count their hits as lookups do).
@@ -418,11 +419,7 @@ fn prefix_extractor_and_partitions_work_together() {
         // Prefixes no key has, inside the key range: the partitions they would lie in say so.
         let skipped = (0..2000u64)
             .map(|i| format!("p{:06}", i * 10 + 5))
-            .filter(|prefix| {
-                !table
-                    .may_contain_prefix(extractor.as_ref(), prefix.as_bytes())
-                    .may_contain()
-            })
+            .filter(|prefix| !table.may_contain_prefix(prefix.as_bytes()).must_read())
             .count();
         assert!(skipped > 1900, "{skipped} of 2000 absent prefixes skipped");
     }
@@ -440,7 +437,8 @@ fn a_small_partitioned_table_seeds_the_fuzzer() {
         ),
     );
     assert!(summary.filter_partitions >= 3);
-    let table = Table::from_reader(&bytes[..], bytes.len() as u64).unwrap();
+    let table =
+        Table::from_reader(&bytes[..], bytes.len() as u64, &TableOptions::default()).unwrap();
     table.verify().unwrap();
     if let Some(path) = std::env::var_os("SSTFILTER_FUZZ_SEED") {
         std::fs::write(path, &bytes).unwrap();

@@ -40,7 +40,7 @@ fn table_bytes(keys: &BTreeMap<Vec<u8>, Vec<u8>>, options: &TableOptions) -> Vec
 }
 
 fn open(bytes: &[u8]) -> Table<Vec<u8>> {
-    Table::from_reader(bytes.to_vec(), bytes.len() as u64).unwrap()
+    Table::from_reader(bytes.to_vec(), bytes.len() as u64, &TableOptions::default()).unwrap()
 }
 
 #[test]
@@ -49,7 +49,8 @@ fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
     let options = TableOptions::default().block_size(64).filters(
         sstfilter::TableFilterOptions::new()
             .point(sstfilter::BlockedBloomPolicy::new(10.0))
-            .range(RangePolicy::new(8, 0.5)),
+            .range(RangePolicy::new(8, 0.5))
+            .unwrap(),
     );
     for pick in [1usize, 2, 5, 13] {
         let keys: BTreeMap<Vec<u8>, Vec<u8>> = strings
@@ -74,7 +75,7 @@ fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
                     .collect();
                 let answer = table.may_contain_range(lower, upper);
                 assert!(
-                    expected.is_empty() || answer.may_contain(),
+                    expected.is_empty() || answer.must_read(),
                     "{lower:?}..{upper:?} holds keys but is {answer:?}"
                 );
                 skipped += usize::from(answer == Answer::Absent);
@@ -116,12 +117,14 @@ fn empty_short_ranges_skip_the_table_and_points_are_filtered() {
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
                     .point(sstfilter::BlockedBloomPolicy::new(10.0))
-                    .range(range),
+                    .range(range)
+                    .unwrap(),
             ),
         ),
         (
             "alone",
-            TableOptions::default().filters(sstfilter::TableFilterOptions::new().range(range)),
+            TableOptions::default()
+                .filters(sstfilter::TableFilterOptions::new().range(range).unwrap()),
         ),
     ] {
         let bytes = table_bytes(&keys, &options);
@@ -179,7 +182,8 @@ fn a_damaged_range_block_answers_may_contain_and_loses_nothing() {
     let options = TableOptions::default().filters(
         sstfilter::TableFilterOptions::new()
             .point(sstfilter::BlockedBloomPolicy::new(10.0))
-            .range(RangePolicy::new(16, 0.01)),
+            .range(RangePolicy::new(16, 0.01))
+            .unwrap(),
     );
     let good = table_bytes(&keys, &options);
     let table = open(&good);
@@ -195,7 +199,7 @@ fn a_damaged_range_block_answers_may_contain_and_loses_nothing() {
         for (k, v) in &keys {
             assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
             let answer = table.may_contain_range(Included(k), Included(k));
-            assert!(answer.may_contain());
+            assert!(answer.must_read());
         }
         let all = table.scan_range(Unbounded, Unbounded).unwrap();
         assert_eq!(all.len(), keys.len());
@@ -217,12 +221,14 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
                     .point(sstfilter::BlockedBloomPolicy::new(10.0))
-                    .range(range),
+                    .range(range)
+                    .unwrap(),
             ),
         ),
         (
             "alone",
-            TableOptions::default().filters(sstfilter::TableFilterOptions::new().range(range)),
+            TableOptions::default()
+                .filters(sstfilter::TableFilterOptions::new().range(range).unwrap()),
         ),
     ] {
         let good = table_bytes(&keys, &options);
@@ -245,14 +251,14 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
                 assert!(
                     table
                         .may_contain_range(Included(k), Included(k))
-                        .may_contain()
+                        .must_read()
                 );
                 // Not even an empty range is ruled out: the table has no usable range filter.
                 let mut next = k.clone();
                 next.push(0);
                 assert!(matches!(
                     table.may_contain_range(Excluded(k), Included(&next)),
-                    Answer::Unfiltered(_)
+                    Answer::MayContain(_)
                 ));
             }
             assert_eq!(
@@ -282,7 +288,9 @@ fn a_range_filter_beside_a_partitioned_filter() {
         sstfilter::TableFilterOptions::new()
             .point(sstfilter::BlockedBloomPolicy::new(10.0))
             .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks)
-            .range(RangePolicy::new(64, 0.01)),
+            .unwrap()
+            .range(RangePolicy::new(64, 0.01))
+            .unwrap(),
     );
     let table = open(&table_bytes(&keys, &options));
     table.verify().unwrap();
@@ -297,7 +305,7 @@ fn a_range_filter_beside_a_partitioned_filter() {
         assert!(
             table
                 .may_contain_range(Included(k), Included(k))
-                .may_contain()
+                .must_read()
         );
     }
     let skipped = (0..2999u32)

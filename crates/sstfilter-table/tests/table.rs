@@ -96,7 +96,7 @@ fn every_key_round_trips_with_its_value() {
     ];
     for (i, (name, options)) in configurations.iter().enumerate() {
         let path = build_file(dir.path(), &format!("{i}.sst"), &entries, options);
-        let table = Table::open(&path).unwrap();
+        let table = Table::open(&path, &TableOptions::default()).unwrap();
         table.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(table.num_entries(), entries.len() as u64, "{name}");
         assert!(table.filter_error().is_none(), "{name}");
@@ -128,11 +128,13 @@ fn an_empty_table_opens_and_holds_nothing() {
     ] {
         let bytes = build(&Vec::new(), &options);
         // A caller that passes a wrong length gets an error, not a panic.
-        let err = Table::from_reader(bytes, 0).map(|_| ()).unwrap_err();
+        let err = Table::from_reader(bytes, 0, &TableOptions::default())
+            .map(|_| ())
+            .unwrap_err();
         assert!(matches!(err, TableError::TooShort { .. }), "{err}");
         let bytes = build(&Vec::new(), &options);
         let len = bytes.len() as u64;
-        let table = Table::from_reader(bytes, len).unwrap();
+        let table = Table::from_reader(bytes, len, &TableOptions::default()).unwrap();
         table.verify().unwrap();
         assert_eq!(table.num_entries(), 0);
         assert_eq!(table.num_data_blocks(), 0);
@@ -176,20 +178,23 @@ fn sizes_out_of_range_are_refused_not_clamped() {
     for bytes in [1, max] {
         assert!(TableBuilder::new(Vec::new(), &TableOptions::default().block_size(bytes)).is_ok());
     }
+    // Filter settings are refused where they are made, before a table's options hold them.
     let partitioned = |bytes| {
-        TableOptions::default().filters(
-            sstfilter::TableFilterOptions::new()
-                .point(BlockedBloomPolicy::new(10.0))
-                .partitioned(bytes, sstfilter::PartitionCuts::Anywhere),
-        )
+        sstfilter::TableFilterOptions::new()
+            .point(BlockedBloomPolicy::new(10.0))
+            .partitioned(bytes, sstfilter::PartitionCuts::Anywhere)
     };
     for bytes in [0, sstfilter::MAX_PARTITION_BYTES + 1] {
-        assert_eq!(
-            refused(partitioned(bytes)),
-            "PartitionedFilterBuilder::partition_bytes"
-        );
+        assert!(matches!(
+            partitioned(bytes),
+            Err(sstfilter::UsageError::InvalidSetting {
+                setting: "partition_bytes",
+                ..
+            })
+        ));
     }
-    assert!(TableBuilder::new(Vec::new(), &partitioned(1)).is_ok());
+    let options = TableOptions::default().filters(partitioned(1).unwrap());
+    assert!(TableBuilder::new(Vec::new(), &options).is_ok());
 }
 
 /// Builds `tables` tables of an LSM whose key ranges overlap completely: table `t` holds the even ids `2·(i·T + t)`.
@@ -240,12 +245,10 @@ fn filters_cut_absent_lookup_reads_to_fpr_times_tables() {
         lsm.iter()
             .enumerate()
             .map(|(t, entries)| {
-                Table::open(build_file(
-                    dir.path(),
-                    &format!("{name}-{t}.sst"),
-                    entries,
+                Table::open(
+                    build_file(dir.path(), &format!("{name}-{t}.sst"), entries, options),
                     options,
-                ))
+                )
                 .unwrap()
             })
             .collect()
@@ -318,7 +321,7 @@ fn corrupt_table_files_give_typed_errors() {
     let entries = shaped_entries(2_000);
     let path = build_file(dir.path(), "good.sst", &entries, &TableOptions::default());
     let good = std::fs::read(&path).unwrap();
-    let table = Table::open(&path).unwrap();
+    let table = Table::open(&path, &TableOptions::default()).unwrap();
     let filter = table.filter_handle().unwrap();
     let index = table.index_handle();
     drop(table);
@@ -337,7 +340,7 @@ fn corrupt_table_files_give_typed_errors() {
         ),
         ("empty", &[][..]),
     ] {
-        let err = Table::open(write(name, bytes)).unwrap_err();
+        let err = Table::open(write(name, bytes), &TableOptions::default()).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -346,15 +349,19 @@ fn corrupt_table_files_give_typed_errors() {
             "{name}: {err}"
         );
     }
-    let err = Table::open(write("truncated", &good[..good.len() - 1])).unwrap_err();
+    let err = Table::open(
+        write("truncated", &good[..good.len() - 1]),
+        &TableOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, TableError::BadMagic { .. }), "{err}");
-    let err = Table::open(dir.path().join("missing.sst")).unwrap_err();
+    let err = Table::open(dir.path().join("missing.sst"), &TableOptions::default()).unwrap_err();
     assert!(matches!(err, TableError::Io(_)), "{err}");
 
     // A flipped bit in the footer's handles, and in the index block.
     let mut bytes = good.clone();
     bytes[good.len() - FOOTER_LEN + 3] ^= 0x20;
-    let err = Table::open(write("footer", &bytes)).unwrap_err();
+    let err = Table::open(write("footer", &bytes), &TableOptions::default()).unwrap_err();
     assert!(
         matches!(
             err,
@@ -367,7 +374,7 @@ fn corrupt_table_files_give_typed_errors() {
     );
     let mut bytes = good.clone();
     bytes[index.offset() as usize + 5] ^= 1;
-    let err = Table::open(write("index", &bytes)).unwrap_err();
+    let err = Table::open(write("index", &bytes), &TableOptions::default()).unwrap_err();
     assert!(
         matches!(
             err,
@@ -382,7 +389,7 @@ fn corrupt_table_files_give_typed_errors() {
     // A flipped bit in a data block: the table opens, lookups in that block fail, the others succeed.
     let mut bytes = good.clone();
     bytes[10] ^= 0x80;
-    let table = Table::open(write("data", &bytes)).unwrap();
+    let table = Table::open(write("data", &bytes), &TableOptions::default()).unwrap();
     let err = table.get(&entries[0].0).unwrap_err();
     assert!(
         matches!(
@@ -401,7 +408,7 @@ fn corrupt_table_files_give_typed_errors() {
     // A flipped bit in the filter block: the table opens without its filter, finds every key, counts it.
     let mut bytes = good.clone();
     bytes[filter.offset() as usize + 7] ^= 2;
-    let table = Table::open(write("filter", &bytes)).unwrap();
+    let table = Table::open(write("filter", &bytes), &TableOptions::default()).unwrap();
     let err = table.filter_error().expect("the filter is unusable");
     assert!(
         matches!(
@@ -426,7 +433,7 @@ fn corrupt_table_files_give_typed_errors() {
 /// Opens a damaged table and looks every key up. Every outcome must be an error or the right answer: a key that
 /// was written is never reported absent and never returned with another value.
 fn check_damaged(bytes: &[u8], entries: &Entries, what: &str) -> Outcome {
-    let Ok(table) = Table::from_reader(bytes, bytes.len() as u64) else {
+    let Ok(table) = Table::from_reader(bytes, bytes.len() as u64, &TableOptions::default()) else {
         return Outcome::RejectedAtOpen;
     };
     let mut errors = 0;
@@ -535,7 +542,7 @@ proptest! {
         }
         let bytes = build(&entries, &options);
         let len = bytes.len() as u64;
-        let table = Table::from_reader(bytes, len).unwrap();
+        let table = Table::from_reader(bytes, len, &TableOptions::default()).unwrap();
         table.verify().unwrap();
         for (k, v) in &entries {
             prop_assert_eq!(table.get(k).unwrap(), Some(v.clone()));
@@ -572,7 +579,8 @@ fn check_golden_table(name: &str, options: &TableOptions, check: impl Fn(&Table<
         std::fs::write(&path, &built).unwrap();
     }
     let golden = std::fs::read(&path).unwrap();
-    let table = Table::from_reader(&golden[..], golden.len() as u64).unwrap();
+    let table =
+        Table::from_reader(&golden[..], golden.len() as u64, &TableOptions::default()).unwrap();
     table.verify().unwrap();
     for (k, v) in &entries {
         assert_eq!(table.get(k).unwrap().as_ref(), Some(v));
@@ -600,7 +608,8 @@ fn golden_table_with_a_range_filter_is_frozen() {
     let options = TableOptions::default().block_size(128).filters(
         sstfilter::TableFilterOptions::new()
             .point(BlockedBloomPolicy::new(10.0))
-            .range(sstfilter::RangePolicy::new(16, 0.01)),
+            .range(sstfilter::RangePolicy::new(16, 0.01))
+            .unwrap(),
     );
     check_golden_table(
         "v2-n60-bpk10-range2e4-block128.sst",
@@ -611,7 +620,7 @@ fn golden_table_with_a_range_filter_is_frozen() {
                     && table.table_filter().range_filter().is_some()
             );
             let one = std::ops::Bound::Included(key);
-            assert!(table.may_contain_range(one, one).may_contain());
+            assert!(table.may_contain_range(one, one).must_read());
         },
     );
 }
@@ -627,7 +636,7 @@ fn tables_report_into_one_shared_filter_stats() {
             .map(|i| (int_key(2 * i + t * 10_000), b"v".to_vec()))
             .collect();
         let bytes = build(&entries, &TableOptions::default());
-        let table = Table::from_reader(bytes.clone(), bytes.len() as u64)
+        let table = Table::from_reader(bytes.clone(), bytes.len() as u64, &TableOptions::default())
             .unwrap()
             .with_filter_stats(stats.clone());
         tables.push((table, entries));

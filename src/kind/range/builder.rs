@@ -34,12 +34,12 @@ use crate::tag::FilterKind;
 /// }
 /// let filter = FilterBlock::open(builder.finish())?;
 /// let scan = |lo: u64, hi: u64| filter.may_contain_range(Included(&key(lo)), Excluded(&key(hi)));
-/// assert!(scan(41_000, 41_001).may_contain()); // holds order 41000
+/// assert!(scan(41_000, 41_001).must_read()); // holds order 41000
 /// assert!(filter.may_contain(&key(41_000))); // point questions too
 /// // Past the last key: absent for certain.
 /// assert_eq!(filter.may_contain_range(Included(&key(999_001)), Unbounded), Answer::Absent);
 /// // Empty short ranges: absent but for about 1 % of them.
-/// let false_positives = (0..999).filter(|i| scan(i * 1000 + 1, i * 1000 + 1000).may_contain()).count();
+/// let false_positives = (0..999).filter(|i| scan(i * 1000 + 1, i * 1000 + 1000).must_read()).count();
 /// assert!(false_positives < 40);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -96,7 +96,7 @@ fn no_range_holding_a_key_is_ever_absent() {
                             questions += 1;
                             if keys.iter().any(|k| in_range(k, lower, upper)) {
                                 assert!(
-                                    answer.may_contain(),
+                                    answer.must_read(),
                                     "lost {lower:?}..{upper:?} keys {keys:?} L=2^{range_log2}"
                                 );
                             }
@@ -139,7 +139,7 @@ fn a_batch_answers_the_ranges_it_has_room_for_as_single_questions_do() {
         .map(|(lo, hi)| (Included(&lo[..]), Included(&hi[..])))
         .collect();
     // What no answer of a range filter is: left by the batch in the answers past its ranges.
-    let untouched = Answer::Unfiltered(crate::Unfiltered::NoFilter);
+    let untouched = Answer::MayContain(crate::Reason::NoFilter);
     for f in &filters {
         for len in 0..=all.len() {
             let ranges = &all[..len];
@@ -163,11 +163,11 @@ fn a_batch_answers_the_ranges_it_has_room_for_as_single_questions_do() {
     }
     assert!(
         all.iter()
-            .any(|&(lower, upper)| filters[0].may_contain_range(lower, upper).may_contain())
+            .any(|&(lower, upper)| filters[0].may_contain_range(lower, upper).must_read())
     );
     assert!(
         all.iter()
-            .any(|&(lower, upper)| !filters[0].may_contain_range(lower, upper).may_contain())
+            .any(|&(lower, upper)| !filters[0].may_contain_range(lower, upper).must_read())
     );
 }
 
@@ -221,7 +221,7 @@ fn empty_range_rate_follows_the_bound() {
                     Included(&lo.to_be_bytes()[..]),
                     Included(&hi.to_be_bytes()[..]),
                 );
-                positives += u64::from(answer.may_contain());
+                positives += u64::from(answer.must_read());
             }
             let rate = positives as f64 / tried as f64;
             let sigma = (bound / tried as f64).sqrt();
@@ -253,14 +253,8 @@ fn an_excluded_lower_bound_at_a_key_leaves_it_out() {
         let k = pair[0].to_be_bytes();
         // The gaps are about 2^50: ranges of the full length L after each key.
         let hi = (pair[0] + 256).min(pair[1] - 1).to_be_bytes();
-        assert!(
-            f.may_contain_range(Included(&k), Included(&hi))
-                .may_contain()
-        );
-        positives += u64::from(
-            f.may_contain_range(Excluded(&k), Included(&hi))
-                .may_contain(),
-        );
+        assert!(f.may_contain_range(Included(&k), Included(&hi)).must_read());
+        positives += u64::from(f.may_contain_range(Excluded(&k), Included(&hi)).must_read());
         tried += 1;
     }
     let rate = positives as f64 / tried as f64;
@@ -311,34 +305,31 @@ fn empty_and_single_key_filters() {
     let f = FilterBlock::open(&empty[..]).unwrap();
     assert_eq!(f.kind(), FilterKind::Range);
     assert!(!f.may_contain(b""));
-    assert!(!f.may_contain_range(Unbounded, Unbounded).may_contain());
+    assert!(!f.may_contain_range(Unbounded, Unbounded).must_read());
     for key in [&b""[..], b"x", b"long key with bytes past the eighth"] {
         let bytes = block(RangePolicy::new(16, 0.01), &[key.to_vec()]);
         let f = FilterBlock::open(&bytes[..]).unwrap();
         assert!(f.may_contain(key));
-        assert!(f.may_contain_range(Unbounded, Unbounded).may_contain());
+        assert!(f.may_contain_range(Unbounded, Unbounded).must_read());
         assert!(
             f.may_contain_range(Included(key), Included(key))
-                .may_contain()
+                .must_read()
         );
         let mut above = key.to_vec();
         match above.last_mut() {
             Some(last) => *last += 1,
             None => above.push(1),
         }
-        assert!(
-            !f.may_contain_range(Included(&above), Unbounded)
-                .may_contain()
-        );
+        assert!(!f.may_contain_range(Included(&above), Unbounded).must_read());
         if let Some((_, shorter)) = key.split_last() {
             assert!(
                 !f.may_contain_range(Unbounded, Included(shorter))
-                    .may_contain()
+                    .must_read()
             );
         }
         // No key is longer than the only one: an excluded bound at the key leaves it out, below and above.
-        assert!(!f.may_contain_range(Excluded(key), Unbounded).may_contain());
-        assert!(!f.may_contain_range(Unbounded, Excluded(key)).may_contain());
+        assert!(!f.may_contain_range(Excluded(key), Unbounded).must_read());
+        assert!(!f.may_contain_range(Unbounded, Excluded(key)).must_read());
     }
 }
 
