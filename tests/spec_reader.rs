@@ -267,6 +267,36 @@ fn in_memory_blocks_agree_with_the_spec() {
     );
 }
 
+/// Blocks framed from bits kept in memory (`StandardBloomParams::write_block`, which the in-memory
+/// `BloomFilter::to_block` calls), the bits set through the public `probes`: every probe count, bit counts that are
+/// not whole words, and a key count that is not the number of keys added.
+#[test]
+fn framed_in_memory_bits_agree_with_the_spec() {
+    let absent = random_hashes(5, 2000);
+    for hashes in 1..=255u32 {
+        for (n, bits) in [(1usize, 1u64), (40, 64), (100, 1001), (500, 10_000)] {
+            let present = random_hashes(u64::from(hashes) << 20 | n as u64, n);
+            let params = StandardBloomParams::new(bits, hashes).unwrap();
+            let mut words = vec![0u64; params.num_words()];
+            for &h in &present {
+                for pos in params.probes(KeyHash::from_raw(h)) {
+                    words[(pos / 64) as usize] |= 1 << (pos % 64);
+                }
+            }
+            let mut block = Vec::new();
+            params
+                .write_block(&words, 3 * n as u64, &mut block)
+                .unwrap();
+            agree(
+                &format!("write_block k {hashes}, m {bits}, {n} keys"),
+                &block,
+                &present,
+                &absent,
+            );
+        }
+    }
+}
+
 #[test]
 fn golden_blocks_agree_with_the_spec() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");

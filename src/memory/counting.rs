@@ -119,7 +119,7 @@ impl CountingBloomFilter {
         // Branch-free on the counters' values: a branch on a value still on its way from memory would be
         // mispredicted half the time and stall the next probes' loads behind it.
         let (mut newly_nonzero, mut newly_saturated) = (0u64, 0u64);
-        for pos in self.params.probes(hash.get()) {
+        for pos in self.params.probes(hash) {
             let (index, shift) = slot(pos);
             // In bounds: probes are < num_bits <= 16 · words.len().
             if let Some(word) = self.words.get_mut(index) {
@@ -148,7 +148,7 @@ impl CountingBloomFilter {
         if !self.contains_hash(hash) {
             return false;
         }
-        for pos in self.params.probes(hash.get()) {
+        for pos in self.params.probes(hash) {
             let (index, shift) = slot(pos);
             let Some(word) = self.words.get_mut(index) else {
                 continue;
@@ -173,7 +173,7 @@ impl CountingBloomFilter {
     /// [`contains`](Self::contains) for a key hashed with [`key_hash`].
     #[must_use]
     pub fn contains_hash(&self, hash: KeyHash) -> bool {
-        self.params.probes(hash.get()).all(|pos| {
+        self.params.probes(hash).all(|pos| {
             let (index, shift) = slot(pos);
             self.words
                 .get(index)

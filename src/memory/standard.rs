@@ -3,7 +3,7 @@
 use crate::error::UsageError;
 use crate::error::configured;
 use crate::error::{Error, Result};
-use crate::format::{TRAILER_LEN, Trailer};
+use crate::format::TRAILER_LEN;
 use crate::hash::{KeyHash, key_hash};
 use crate::kind::KindParams;
 use crate::kind::standard_bloom::StandardBloomParams;
@@ -117,7 +117,7 @@ impl BloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, hash: KeyHash) -> bool {
         let mut changed = 0u64;
-        for pos in self.params.probes(hash.get()) {
+        for pos in self.params.probes(hash) {
             // In bounds: probes are < num_bits <= 64 · words.len().
             if let Some(word) = self.words.get_mut((pos >> 6) as usize) {
                 let bit = 1u64 << (pos & 63);
@@ -141,7 +141,7 @@ impl BloomFilter {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: KeyHash) -> bool {
-        self.params.probes(hash.get()).all(|pos| {
+        self.params.probes(hash).all(|pos| {
             self.words
                 .get((pos >> 6) as usize)
                 .is_none_or(|word| word >> (pos & 63) & 1 == 1)
@@ -259,8 +259,8 @@ impl BloomFilter {
     }
 
     /// The filter as a checksummed [`FilterKind::StandardBloom`] block: the bit array as little-endian 64-bit
-    /// words, then the 36-byte trailer (FORMAT.md). Its key count is the rounded
-    /// [`estimated_len`](Self::estimated_len), so that [`FilterBlock::expected_fpr`] matches
+    /// words, then the 36-byte trailer (FORMAT.md), written by [`StandardBloomParams::write_block`]. Its key count
+    /// is the rounded [`estimated_len`](Self::estimated_len), so that [`FilterBlock::expected_fpr`] matches
     /// [`expected_fpr`](Self::expected_fpr) up to that rounding.
     #[must_use]
     pub fn to_block(&self) -> Vec<u8> {
@@ -272,21 +272,10 @@ impl BloomFilter {
     /// Like [`to_block`](Self::to_block), but appends the block to `out`; its checksum covers only the appended
     /// bytes.
     pub fn write_block(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        out.reserve(self.params.payload_len() + TRAILER_LEN);
-        for word in &self.words {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
         // `as` saturates: a full filter's infinite estimate is stored as u64::MAX.
         let num_keys = self.estimated_len().round() as u64;
-        Trailer::append(
-            out,
-            start,
-            FilterKind::StandardBloom,
-            self.params.encode(),
-            num_keys,
-            None,
-        );
+        // Never refused: every constructor gives `words` the parameters' number of words, and nothing resizes it.
+        let _ = self.params.write_block(&self.words, num_keys, out);
     }
 
     /// Loads a filter from a [`FilterKind::StandardBloom`] block (written by [`to_block`](Self::to_block) or by
