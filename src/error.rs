@@ -65,8 +65,8 @@ pub enum Error {
         /// The checksum computed over the block.
         found: u32,
     },
-    /// A valid block holds a different filter kind than the one asked for (for example
-    /// [`BloomFilter::from_block`](crate::BloomFilter::from_block) given a BlockedBloom block).
+    /// A valid block holds a different filter kind than the one asked for (for example the `sstfilter-memory`
+    /// crate's `BloomFilter::from_block` given a BlockedBloom block).
     WrongKind {
         /// The kind the caller asked for.
         expected: FilterKind,

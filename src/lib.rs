@@ -199,16 +199,15 @@
 //! The byte layout is specified in FORMAT.md; ARCHITECTURE.md describes the layers and where new ones go.
 //! [`sizing`] sizes filters from the formulas, for capacity planning.
 //!
-//! The crate also has the classic in-memory filters — [`BloomFilter`], [`CountingBloomFilter`] and
-//! [`ScalableBloomFilter`] — for sets that are inserted into and queried while a program runs, such as a
-//! crawler's seen-URL set; a `BloomFilter` serialises into a StandardBloom block. [`leveldb`] reads and writes
-//! LevelDB's own filter bytes (its Bloom filter and filter block) for LevelDB-format tables, and [`rocksdb`]
-//! RocksDB's (all its filters read, FastLocalBloom and Standard128Ribbon written, an SST file's filter found) for
-//! tables RocksDB writes or reads.
+//! [`leveldb`] reads and writes LevelDB's own filter bytes (its Bloom filter and filter block) for LevelDB-format
+//! tables, and [`rocksdb`] RocksDB's (all its filters read, FastLocalBloom and Standard128Ribbon written, an SST
+//! file's filter found) for tables RocksDB writes or reads.
 //!
 //! Beside this crate (two dependencies, no features): `sstfilter-table`, the worked example of a table file built
-//! on the table filter; `sstfilter-slatedb` and `sstfilter-rusty-leveldb`, which plug it into those stores; and
-//! `sstfilter-cli`, the `sstfilter` command-line tool (`demo`, `inspect`, `calc`).
+//! on the table filter; `sstfilter-slatedb` and `sstfilter-rusty-leveldb`, which plug it into those stores;
+//! `sstfilter-memory`, the classic in-memory filters (`BloomFilter`, `CountingBloomFilter`,
+//! `ScalableBloomFilter`) for sets inserted into while a program runs, whose `BloomFilter` serialises into a
+//! StandardBloom block; and `sstfilter-cli`, the `sstfilter` command-line tool (`demo`, `inspect`, `calc`).
 
 #![deny(missing_docs)]
 // `unsafe` is denied everywhere but in `prefetch`, whose prefetch instructions have no safe form on stable Rust, in
@@ -240,7 +239,6 @@ mod kind;
 mod le;
 pub mod leveldb;
 mod math;
-mod memory;
 mod order;
 mod partitioned;
 mod policy;
@@ -269,7 +267,6 @@ pub use kind::ribbon::policy::RibbonPolicy;
 pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
 pub use kind::standard_bloom::policy::StandardBloomPolicy;
-pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub use partitioned::{
     DEFAULT_PARTITION_BYTES, Loaded, MAX_PARTITION_BYTES, Partition, PartitionAnswer,
     PartitionCuts, PartitionError, PartitionLoader, PartitionQuestion, PartitionedFilter,

@@ -253,23 +253,9 @@ fn standard_bloom_writer_sets_exactly_the_spec_bits() {
     }
 }
 
-#[test]
-fn in_memory_blocks_agree_with_the_spec() {
-    let keys: Vec<Vec<u8>> = (0..500).map(|i| format!("m{i}").into_bytes()).collect();
-    let mut filter = sstfilter::BloomFilter::with_size(3001, 4);
-    filter.extend(keys.iter().map(Vec::as_slice));
-    let present: Vec<u64> = keys.iter().map(|k| key_hash(k).get()).collect();
-    agree(
-        "BloomFilter::to_block",
-        &filter.to_block(),
-        &present,
-        &random_hashes(4, 5000),
-    );
-}
-
-/// Blocks framed from bits kept in memory (`StandardBloomParams::write_block`, which the in-memory
-/// `BloomFilter::to_block` calls), the bits set through the public `probes`: every probe count, bit counts that are
-/// not whole words, and a key count that is not the number of keys added.
+/// Blocks framed from bits kept in memory (`StandardBloomParams::write_block`, which the `sstfilter-memory`
+/// crate's `BloomFilter::to_block` calls), the bits set through the public `probes`: every probe count, bit counts
+/// that are not whole words, and a key count that is not the number of keys added.
 #[test]
 fn framed_in_memory_bits_agree_with_the_spec() {
     let absent = random_hashes(5, 2000);

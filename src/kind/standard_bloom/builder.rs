@@ -13,10 +13,9 @@ impl StandardBloomParams {
     /// whose CRC32 covers the appended bytes alone. Bits at or past [`num_bits`](Self::num_bits) are written as
     /// zero, as FORMAT.md 4.4 has writers do. [`FilterBlock::open`](crate::FilterBlock::open) reads the block.
     ///
-    /// Public so that a filter that inserts into its bits in memory (the in-memory
-    /// [`BloomFilter`](crate::BloomFilter)) serialises into the blocks this crate reads through the public API
-    /// alone, by the container's one trailer writer, without the container itself being public: it frames a
-    /// StandardBloom payload and nothing else.
+    /// Public so that a filter that inserts into its bits in memory (the `sstfilter-memory` crate's
+    /// `BloomFilter`) serialises into the blocks this crate reads, through the container's one trailer writer,
+    /// without the container itself being public: it frames a StandardBloom payload and nothing else.
     ///
     /// Returns [`UsageError::ParamsMismatch`] (field `num_words`), and appends nothing, unless `words` holds exactly
     /// [`num_words`](Self::num_words) words.

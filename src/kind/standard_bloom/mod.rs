@@ -1,7 +1,7 @@
 //! StandardBloom: the classic Bloom filter of the literature (one bit array, `k` probes anywhere in it).
 //!
 //! This is a block kind of its own that [`StandardBloomPolicy`](crate::StandardBloomPolicy) builds, and the
-//! serialised form of the in-memory [`BloomFilter`](crate::BloomFilter), which sets its bits with
+//! serialised form of the in-memory `BloomFilter` of the `sstfilter-memory` crate, which sets its bits with
 //! [`StandardBloomParams::probes`] and frames them with [`StandardBloomParams::write_block`] (`builder.rs`).
 //! Compared with BlockedBloom it spends `k` cache misses per query instead of one, and in exchange reaches the
 //! textbook false-positive rate `(1 - e^(-kn/m))^k` (0.82 % at 10 bits/key against BlockedBloom's 0.96 %).
@@ -152,10 +152,9 @@ impl StandardBloomParams {
     /// [`num_bits`](Self::num_bits), and position `p` is bit `p % 64` of the little-endian 64-bit word `p / 64` of
     /// the payload.
     ///
-    /// Public so that a filter that keeps its bit array in memory and inserts into it (the in-memory
-    /// [`BloomFilter`](crate::BloomFilter)) sets and tests exactly the bits a block of these parameters holds, from
-    /// this one home of the probe formula, through the public API alone; [`write_block`](Self::write_block) then
-    /// makes its words a block.
+    /// Public so that a filter that keeps its bit array in memory and inserts into it (the `sstfilter-memory`
+    /// crate's `BloomFilter`) sets and tests exactly the bits a block of these parameters holds, from this one
+    /// home of the probe formula; [`write_block`](Self::write_block) then makes its words a block.
     #[inline]
     pub fn probes(&self, hash: KeyHash) -> impl ExactSizeIterator<Item = u64> + use<> {
         let h = hash.get();

@@ -1,16 +1,12 @@
 //! The standard in-memory Bloom filter, and its serialisation as a StandardBloom block.
 
-use crate::error::UsageError;
-use crate::error::configured;
-use crate::error::{Error, Result};
-use crate::format::TRAILER_LEN;
-use crate::hash::{KeyHash, key_hash};
-use crate::kind::KindParams;
-use crate::kind::standard_bloom::StandardBloomParams;
-use crate::memory::{params_for_rate, params_for_size};
-use crate::reader::FilterBlock;
-use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
-use crate::tag::FilterKind;
+use sstfilter::{
+    Error, FilterBlock, FilterKind, KeyHash, KindParams, Result, StandardBloomParams, TRAILER_LEN,
+    UsageError, key_hash,
+};
+
+use crate::rates::{bloom_cardinality, bloom_fill_fpr};
+use crate::{configured, params_for_rate, params_for_size};
 
 /// A Bloom filter over byte-string keys, in memory: insert keys, ask whether a key may have been inserted.
 ///
@@ -29,7 +25,8 @@ use crate::tag::FilterKind;
 /// [`from_block`](Self::from_block) loads back.
 ///
 /// ```
-/// use sstfilter::{BloomFilter, FilterBlock};
+/// use sstfilter::FilterBlock;
+/// use sstfilter_memory::BloomFilter;
 ///
 /// let mut filter = BloomFilter::with_rate(10_000, 0.01);
 /// for i in 0..10_000u32 {
@@ -279,7 +276,7 @@ impl BloomFilter {
     }
 
     /// Loads a filter from a [`FilterKind::StandardBloom`] block (written by [`to_block`](Self::to_block) or by
-    /// a [`StandardBloomPolicy`](crate::StandardBloomPolicy) builder), after validating its structure and
+    /// a [`StandardBloomPolicy`](sstfilter::StandardBloomPolicy) builder), after validating its structure and
     /// checksum. The result can take more keys.
     ///
     /// Errors: anything [`FilterBlock::open`] rejects, and [`Error::WrongKind`] for a valid block of
@@ -292,6 +289,7 @@ impl BloomFilter {
                 found: block.kind(),
             });
         };
+        // Every block's payload starts at its first byte (FORMAT.md, section 1), and `open` checked its length.
         let payload = bytes.get(..params.payload_len()).unwrap_or_default();
         let (words, _) = payload.as_chunks::<8>();
         let words = words.iter().map(|word| u64::from_le_bytes(*word)).collect();
@@ -328,7 +326,7 @@ impl<'a> Extend<&'a [u8]> for BloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FilterBlockBuilder, StandardBloomPolicy};
+    use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder, StandardBloomPolicy};
 
     fn keys(range: core::ops::Range<u32>) -> Vec<Vec<u8>> {
         range.map(|i| format!("key-{i}").into_bytes()).collect()
@@ -385,7 +383,7 @@ mod tests {
 
     #[test]
     fn from_block_rejects_other_kinds_and_damage() {
-        let mut builder = FilterBlockBuilder::new(crate::BlockedBloomPolicy::new(10.0));
+        let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
         builder.add_key(b"k");
         assert_eq!(
             BloomFilter::from_block(&builder.finish()),

@@ -1,12 +1,10 @@
 //! The counting Bloom filter (Fan, Cao, Almeida & Broder, 2000): 4-bit counters instead of bits, so that keys
 //! can be removed.
 
-use crate::error::UsageError;
-use crate::error::configured;
-use crate::hash::{KeyHash, key_hash};
-use crate::kind::standard_bloom::StandardBloomParams;
-use crate::memory::{BloomFilter, params_for_rate, params_for_size};
-use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
+use sstfilter::{KeyHash, StandardBloomParams, UsageError, key_hash};
+
+use crate::rates::{bloom_cardinality, bloom_fill_fpr};
+use crate::{BloomFilter, configured, invalid_setting, params_for_rate, params_for_size};
 
 /// Counters per 64-bit word.
 const PER_WORD: u64 = 16;
@@ -29,7 +27,7 @@ const SATURATED: u64 = 15;
 /// Bloom filters; the filter cannot tell the two cases apart.
 ///
 /// ```
-/// use sstfilter::CountingBloomFilter;
+/// use sstfilter_memory::CountingBloomFilter;
 ///
 /// let mut sessions = CountingBloomFilter::with_rate(10_000, 0.01);
 /// sessions.insert(b"alice");
@@ -93,7 +91,7 @@ impl CountingBloomFilter {
             // A `Vec<u64>` holds at most isize::MAX bytes.
             .filter(|&words| words <= isize::MAX as usize / 8)
             .ok_or_else(|| {
-                UsageError::setting(
+                invalid_setting(
                     "CountingBloomFilter size",
                     "counters that fit in this platform's address space",
                     params.num_bits(),
