@@ -7,8 +7,8 @@
 //!
 //! Two types for two audiences. [`Error`] is what bytes can be wrong about (corrupt, truncated, foreign or newer
 //! blocks): a store maps every one of them to "may contain" and counts it. [`UsageError`] is what a caller can do
-//! wrong (a setting out of range, keys out of order, filters that cannot be combined): it goes back to whoever
-//! configured or called, and never comes from stored bytes.
+//! wrong (a setting out of range, keys out of order, bits given with parameters they were not set for): it goes
+//! back to whoever configured or called, and never comes from stored bytes.
 
 use core::fmt;
 
@@ -65,8 +65,8 @@ pub enum Error {
         /// The checksum computed over the block.
         found: u32,
     },
-    /// A valid block holds a different filter kind than the one asked for (for example
-    /// [`BloomFilter::from_block`](crate::BloomFilter::from_block) given a BlockedBloom block).
+    /// A valid block holds a different filter kind than the one asked for (for example the `sstfilter-memory`
+    /// crate's `BloomFilter::from_block` given a BlockedBloom block).
     WrongKind {
         /// The kind the caller asked for.
         expected: FilterKind,
@@ -218,14 +218,16 @@ pub enum UsageError {
         /// The kind of the block given.
         found: FilterKind,
     },
-    /// Two in-memory filters cannot be combined (union, intersection estimate) because a size or probe count
-    /// differs: their bits do not mean the same keys.
+    /// Bits kept for one set of parameters were given with another, so they do not mean the same keys: two
+    /// in-memory filters combined (union, intersection estimate) whose size or probe count differs, or words
+    /// framed as a block ([`StandardBloomParams::write_block`](crate::StandardBloomParams::write_block)) that are
+    /// not the parameters' number of words.
     ParamsMismatch {
         /// Which parameter differs.
         field: &'static str,
-        /// Its value in the filter the method was called on.
+        /// Its value in the filter the method was called on, or the one the parameters call for.
         expected: u64,
-        /// Its value in the other filter.
+        /// Its value in the other filter, or in the bits given.
         found: u64,
     },
 }
@@ -282,7 +284,7 @@ impl fmt::Display for UsageError {
                 found,
             } => write!(
                 f,
-                "filters cannot be combined: {field} differs ({expected} vs {found})"
+                "bits and parameters do not match: {field} differs ({expected} vs {found})"
             ),
         }
     }

@@ -264,8 +264,8 @@ fn decode_tagged<K>(
 impl Trailer {
     /// Appends the trailer to `out`, whose bytes from `start` on are the payload, and the CRC32 over the payload and
     /// trailer fields: version 1, or version 2 with the prefix section (appended first) if the block holds
-    /// `prefixes`; returns the CRC32. The one writer of trailers: the builder and the in-memory filters both come
-    /// here.
+    /// `prefixes`; returns the CRC32. The one writer of trailers: the builders and
+    /// [`StandardBloomParams::write_block`](crate::StandardBloomParams::write_block) all come here.
     pub(crate) fn append(
         out: &mut Vec<u8>,
         start: usize,

@@ -29,7 +29,6 @@ mod kind;
 mod le;
 pub mod leveldb;
 mod math;
-mod memory;
 mod order;
 mod partitioned;
 mod policy;
@@ -58,7 +57,6 @@ pub use kind::ribbon::policy::RibbonPolicy;
 pub use kind::ribbon::{RibbonParams, RibbonPlan};
 pub use kind::standard_bloom::StandardBloomParams;
 pub use kind::standard_bloom::policy::StandardBloomPolicy;
-pub use memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 pub use partitioned::{
     DEFAULT_PARTITION_BYTES, MAX_PARTITION_BYTES, Partition, PartitionCuts, PartitionLoader,
     PartitionQuestion, PartitionedFilter, PartitionedFilterBuilder, Partitions, VerifiedPartition,

@@ -17,8 +17,8 @@ pub enum FilterKind {
     Ribbon = 2,
     /// Range filter (Grafite): answers whether any key lies between two bounds, and point questions by key.
     Range = 3,
-    /// The classic Bloom filter: one bit array, `k` probes anywhere in it (the serialised in-memory
-    /// [`BloomFilter`](crate::BloomFilter)).
+    /// The classic Bloom filter: one bit array, `k` probes anywhere in it (also the serialised in-memory
+    /// `BloomFilter` of the `sstfilter-memory` crate).
     StandardBloom = 4,
 }
 

@@ -1,7 +1,7 @@
 //! Measured false-positive rates against each kind's formula: BlockedBloom (against its theory computed here from
-//! first principles, and against the rate of its own blocks), StandardBloom, the in-memory `BloomFilter`, Ribbon,
-//! and Range (empty ranges of the full length `L`, shorter ones, and points), each over at least 10^6 absent keys
-//! or empty ranges.
+//! first principles, and against the rate of its own blocks), StandardBloom (at the in-memory `BloomFilter`'s sizes
+//! too), Ribbon, and Range (empty ranges of the full length `L`, shorter ones, and points), each over at least 10^6
+//! absent keys or empty ranges.
 //!
 //! **Tolerances.** `A` absent keys at rate `p` give a count of false positives with standard deviation
 //! `sqrt(A·p·(1 − p))`: the measured rate must lie within the formula × `(1 ± Z·σ)`, `σ = sqrt((1 − p)/(A·p))` the
@@ -15,9 +15,11 @@ use std::ops::Bound::Included;
 
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
-    BlockedBloomPolicy, BloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, FilterPolicy,
-    KindParams, RangeFilterBuilder, RangeParams, RangePolicy, RibbonPolicy, StandardBloomPolicy,
+    BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, FilterKind, FilterPlan, FilterPolicy,
+    KindParams, RangeFilterBuilder, RangeParams, RangePolicy, RibbonPolicy, StandardBloomParams,
+    StandardBloomPolicy,
 };
+use sstfilter_recipes::Explicit;
 
 /// Standard deviations a measurement may stray from its formula.
 const Z: f64 = 5.0;
@@ -282,31 +284,42 @@ fn assert_bloom(
     assert_rate(&format!("{what}, formula"), count, trials, formula, spread);
 }
 
-/// A StandardBloom block of `StandardBloomPolicy::new(bits_per_key)` over 10^6 keys against
-/// `FilterBlock::expected_fpr` (which is `FilterModel::StandardBloom`'s formula at the block's bits per key), over
-/// absent keys for 2·10^4 false positives (at least 4·10^6 keys, at most `max_trials`).
+/// A StandardBloom block of `StandardBloomPolicy::new(bits_per_key)` over 10^6 keys: see
+/// [`check_standard_bloom_block`].
 fn check_standard_bloom(bits_per_key: f64, max_trials: usize) {
-    let block = block(StandardBloomPolicy::new(bits_per_key), 1_000_000);
+    let what = format!("StandardBloomPolicy::new({bits_per_key})");
+    check_standard_bloom_block(&what, StandardBloomPolicy::new(bits_per_key), max_trials);
+}
+
+/// A StandardBloom block of `policy` (`what`) over 10^6 keys against `FilterBlock::expected_fpr` (which is
+/// `FilterModel::StandardBloom`'s formula at the block's bits per key), over absent keys for 2·10^4 false positives
+/// (at least 4·10^6 keys, at most `max_trials`).
+fn check_standard_bloom_block(what: &str, policy: impl FilterPolicy, max_trials: usize) {
+    let block = block(policy, 1_000_000);
     let filter = FilterBlock::open(&block[..]).unwrap();
-    assert_eq!(filter.kind(), FilterKind::StandardBloom);
-    // The block's bits are a `BloomFilter`'s: its fill gives the block's own rate.
-    let bits = BloomFilter::from_block(&block).unwrap();
-    let (m, k, n) = (bits.num_bits(), bits.num_probes(), filter.num_keys());
+    let KindParams::StandardBloom(params) = *filter.params() else {
+        panic!("{what}: a {} block", filter.kind());
+    };
+    let (m, k, n) = (params.num_bits(), params.num_probes(), filter.num_keys());
+    // The block's own rate, from its fill: a query tests `k` bits, each set with probability `X/m`.
+    let payload = &block[..params.payload_len()];
+    let set: u64 = payload.iter().map(|b| u64::from(b.count_ones())).sum();
+    let given_fill = (set as f64 / m as f64).powi(k as i32);
     let formula = filter.expected_fpr();
     let model = FilterModel::StandardBloom
         .fpr_with_probes(m as f64 / n as f64, k)
         .unwrap();
     assert!(
         (formula / model - 1.0).abs() < 1e-9,
-        "{bits_per_key}: the block's rate {formula} is not the model's {model}"
+        "{what}: the block's rate {formula} is not the model's {model}"
     );
     let trials = ((20_000.0 / formula) as usize).clamp(4_000_000, max_trials);
     let count = false_positives(trials, 2, |key| filter.may_contain(key));
     assert_bloom(
-        &format!("StandardBloomPolicy::new({bits_per_key}), k = {k}"),
+        &format!("{what}, k = {k}"),
         (m, k, n),
-        bits.count_ones(),
-        bits.expected_fpr(),
+        set,
+        given_fill,
         formula,
         count,
         trials,
@@ -323,39 +336,26 @@ fn standard_bloom_blocks_meet_their_formula() {
     }
 }
 
-/// `BloomFilter::with_rate` and `with_size` holding 10^6 keys, against their own `expected_fpr` (from the fill)
-/// and the textbook formula: 4·10^6 absent keys at rates of 1 % and 4 %, tolerances of 3.5 % and 2 %.
+/// StandardBloom blocks of the sizes of the `sstfilter-memory` crate's `BloomFilter::with_rate(10^6, 0.01)` (9,585,088
+/// bits, 7 probes) and `with_size(6·10^6, 3)` holding 10^6 keys, whose bits are the filters' bit for bit (that
+/// crate's tests check it), against their own rate from their fill and the textbook formula: 4·10^6 absent keys at
+/// rates of 1 % and 4 %, tolerances of 3.5 % and 2 %.
 #[test]
-fn bloom_filters_meet_their_formula() {
-    const KEYS: usize = 1_000_000;
-    for (what, mut filter) in [
+fn standard_bloom_blocks_of_in_memory_sizes_meet_their_formula() {
+    for (what, bits, probes) in [
         (
-            "BloomFilter::with_rate(10^6, 0.01)",
-            BloomFilter::with_rate(KEYS, 0.01),
+            "the size of BloomFilter::with_rate(10^6, 0.01)",
+            9_585_088,
+            7,
         ),
         (
-            "BloomFilter::with_size(6·10^6, 3)",
-            BloomFilter::with_size(6_000_000, 3),
+            "the size of BloomFilter::with_size(6·10^6, 3)",
+            6_000_000,
+            3,
         ),
     ] {
-        for key in keys(1, KEYS) {
-            filter.insert(&key);
-        }
-        let (m, k) = (filter.num_bits(), filter.num_probes());
-        let formula = FilterModel::StandardBloom
-            .fpr_with_probes(m as f64 / KEYS as f64, k)
-            .unwrap();
-        let trials = 4_000_000;
-        let count = false_positives(trials, 2, |key| filter.contains(key));
-        assert_bloom(
-            &format!("{what}, k = {k}"),
-            (m, k, KEYS as u64),
-            filter.count_ones(),
-            filter.expected_fpr(),
-            formula,
-            count,
-            trials,
-        );
+        let params = StandardBloomParams::new(bits, probes).unwrap();
+        check_standard_bloom_block(what, Explicit(FilterPlan::StandardBloom(params)), 4_000_000);
     }
 }
 

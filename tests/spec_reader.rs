@@ -253,18 +253,34 @@ fn standard_bloom_writer_sets_exactly_the_spec_bits() {
     }
 }
 
+/// Blocks framed from bits kept in memory (`StandardBloomParams::write_block`, which the `sstfilter-memory`
+/// crate's `BloomFilter::to_block` calls), the bits set through the public `probes`: every probe count, bit counts
+/// that are not whole words, and a key count that is not the number of keys added.
 #[test]
-fn in_memory_blocks_agree_with_the_spec() {
-    let keys: Vec<Vec<u8>> = (0..500).map(|i| format!("m{i}").into_bytes()).collect();
-    let mut filter = sstfilter::BloomFilter::with_size(3001, 4);
-    filter.extend(keys.iter().map(Vec::as_slice));
-    let present: Vec<u64> = keys.iter().map(|k| key_hash(k).get()).collect();
-    agree(
-        "BloomFilter::to_block",
-        &filter.to_block(),
-        &present,
-        &random_hashes(4, 5000),
-    );
+fn framed_in_memory_bits_agree_with_the_spec() {
+    let absent = random_hashes(5, 2000);
+    for hashes in 1..=255u32 {
+        for (n, bits) in [(1usize, 1u64), (40, 64), (100, 1001), (500, 10_000)] {
+            let present = random_hashes(u64::from(hashes) << 20 | n as u64, n);
+            let params = StandardBloomParams::new(bits, hashes).unwrap();
+            let mut words = vec![0u64; params.num_words()];
+            for &h in &present {
+                for pos in params.probes(KeyHash::from_raw(h)) {
+                    words[(pos / 64) as usize] |= 1 << (pos % 64);
+                }
+            }
+            let mut block = Vec::new();
+            params
+                .write_block(&words, 3 * n as u64, &mut block)
+                .unwrap();
+            agree(
+                &format!("write_block k {hashes}, m {bits}, {n} keys"),
+                &block,
+                &present,
+                &absent,
+            );
+        }
+    }
 }
 
 #[test]

@@ -6,7 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::{BloomFilter, FilterBlock, PartitionedFilter};
+use sstfilter::{FilterBlock, PartitionedFilter};
+use sstfilter_memory::BloomFilter;
 
 fuzz_target!(|data: &[u8]| {
     let verified = FilterBlock::open(data);

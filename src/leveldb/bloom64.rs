@@ -177,7 +177,7 @@ mod tests {
         fn positions(key: &[u8], num_probes: u8, num_bits: u64) -> impl Iterator<Item = u64> {
             StandardBloomParams::new(num_bits, u32::from(num_probes))
                 .expect("a valid test shape")
-                .probes(key_hash(key).get())
+                .probes(key_hash(key))
         }
     }
 

@@ -1,6 +1,8 @@
 //! The false-positive-rate formulas of every filter design, and their inverses: the one home of the arithmetic
 //! that sizes filters. The kinds use it for their expected rates, the policies to choose parameters, and
-//! [`FilterModel`](super::FilterModel) for capacity planning; tests compare measurements against it.
+//! [`FilterModel`](super::FilterModel) for capacity planning; tests compare measurements against it. (The
+//! `sstfilter-memory` crate keeps the formulas only its filters use: Guava's bits for a rate, and the estimates
+//! from a filter's fill; it takes the optimal probe count from [`FilterModel::probes`](super::FilterModel::probes).)
 
 /// False-positive rate of a standard (unblocked) Bloom filter of `bits` bits holding `keys` keys with `probes`
 /// independent probes: `(1 - e^(-k·n/m))^k`.
@@ -77,45 +79,12 @@ pub fn bits_per_key_bound(fpr: f64) -> f64 {
     -fpr.log2()
 }
 
-/// Bits a standard Bloom filter needs to hold `keys` keys at false-positive rate `fpr` with the optimal probe
-/// count: `m = -n·ln(p) / ln(2)²` (about 9.59 bits per key at 1 %), rounded up.
-#[must_use]
-pub(crate) fn optimal_bloom_bits(keys: f64, fpr: f64) -> f64 {
-    let ln2 = core::f64::consts::LN_2;
-    (-keys * fpr.ln() / (ln2 * ln2)).ceil()
-}
-
 /// The probe count that minimises a standard Bloom filter's false-positive rate at `bits_per_key` bits per key:
 /// `k = (m/n)·ln 2`, rounded to the nearest integer and at least 1 (the textbook optimum, as in Guava).
 #[must_use]
 pub(crate) fn optimal_bloom_probes(bits_per_key: f64) -> u32 {
     let k = (bits_per_key * core::f64::consts::LN_2).round();
     if k >= 1.0 { k as u32 } else { 1 }
-}
-
-/// The false-positive rate of a Bloom filter as it is: `set_bits` of its `bits` bits are 1, and a query tests
-/// `probes` independent positions, so it passes with probability `(X/m)^k`. This is the rate a filter actually
-/// delivers after an unknown number of insertions (or after unions).
-#[must_use]
-pub(crate) fn bloom_fill_fpr(bits: u64, set_bits: u64, probes: u32) -> f64 {
-    if bits == 0 {
-        return 0.0;
-    }
-    let fill = set_bits.min(bits) as f64 / bits as f64;
-    fill.powi(i32::try_from(probes).unwrap_or(i32::MAX))
-}
-
-/// The number of distinct keys a Bloom filter of `bits` bits and `probes` probes per key holds, estimated from
-/// its number of set bits (Swamidass & Baldi, 2007): `n ≈ -(m/k)·ln(1 - X/m)`. Infinite when every bit is set:
-/// a full filter carries no information about its count.
-#[must_use]
-pub(crate) fn bloom_cardinality(bits: u64, set_bits: u64, probes: u32) -> f64 {
-    if bits == 0 || probes == 0 {
-        return 0.0;
-    }
-    let m = bits as f64;
-    let zero_fraction = 1.0 - set_bits.min(bits) as f64 / m;
-    -(m / f64::from(probes)) * zero_fraction.ln()
 }
 
 /// False-positive rate of a Ribbon filter whose queries compare `r` result bits for a fraction `lower_fraction` of
@@ -225,28 +194,12 @@ mod tests {
     }
 
     #[test]
-    fn bloom_sizing_matches_the_textbook() {
+    fn bloom_probes_match_the_textbook() {
         // The usual worked example: one million keys at 1 % need 9,585,059 bits and 7 probes.
-        assert_eq!(optimal_bloom_bits(1e6, 0.01), 9_585_059.0);
         assert_eq!(optimal_bloom_probes(9.585_059), 7);
         assert_eq!(optimal_bloom_probes(10.0), 7);
         assert_eq!(optimal_bloom_probes(0.1), 1);
         assert_eq!(optimal_bloom_probes(f64::NAN), 1);
-    }
-
-    #[test]
-    fn fill_based_rate_and_cardinality_agree_with_the_standard_formula() {
-        // A filter of m bits after n insertions with k probes has, in expectation, m(1 - e^{-kn/m}) set bits;
-        // feeding that fill back must give n and the standard rate.
-        let (m, k, n) = (1_000_000u64, 7u32, 100_000.0f64);
-        let set = (m as f64 * (1.0 - (-f64::from(k) * n / m as f64).exp())).round() as u64;
-        assert!((bloom_cardinality(m, set, k) / n - 1.0).abs() < 1e-4);
-        let standard = standard_bloom_fpr(m as f64, n, k);
-        assert!((bloom_fill_fpr(m, set, k) / standard - 1.0).abs() < 1e-4);
-        assert_eq!(bloom_cardinality(m, 0, k), 0.0);
-        assert_eq!(bloom_cardinality(m, m, k), f64::INFINITY);
-        assert_eq!(bloom_fill_fpr(m, m, k), 1.0);
-        assert_eq!(bloom_fill_fpr(0, 0, k), 0.0);
     }
 
     #[test]

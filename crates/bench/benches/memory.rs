@@ -17,7 +17,7 @@ use std::time::Duration;
 use common::Keys;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use sstfilter::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use sstfilter_memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 use xxhash_rust::xxh3::xxh3_64;
 
 const KEYS: usize = 1_000_000;

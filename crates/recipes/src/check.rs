@@ -7,10 +7,10 @@ use sstfilter::leveldb::{
 };
 use sstfilter::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 use sstfilter::{
-    Answer, BloomFilter, CountingBloomFilter, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash,
-    MAX_PREFIX_NAME_LEN, PrefixExtractor, RangeFilterBuilder, RangePolicy, ScalableBloomFilter,
-    UsageError, key_hash,
+    Answer, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash, MAX_PREFIX_NAME_LEN,
+    PrefixExtractor, RangeFilterBuilder, RangePolicy, UsageError, key_hash,
 };
+use sstfilter_memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 
 use crate::options::{Partitioning, Prefixes};
 use crate::recipe::{Constructed, LevelDbPolicy, Recipe, checked};

@@ -8,10 +8,10 @@ use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbRibbonBuilder};
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
-    BlockedBloomParams, BlockedBloomPolicy, BloomFilter, CountingBloomFilter, FilterPlan,
-    FilterPolicy, MAX_BITS_PER_KEY, RangePolicy, RibbonPolicy, ScalableBloomFilter,
-    StandardBloomParams, StandardBloomPolicy,
+    BlockedBloomParams, BlockedBloomPolicy, FilterPlan, FilterPolicy, MAX_BITS_PER_KEY,
+    RangePolicy, RibbonPolicy, StandardBloomParams, StandardBloomPolicy,
 };
+use sstfilter_memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
 
 use crate::values::{BitsPerKey, Length, Overhead, Rate};
 

@@ -1,9 +1,10 @@
 //! StandardBloom: the classic Bloom filter of the literature (one bit array, `k` probes anywhere in it).
 //!
-//! This is the serialised form of the in-memory [`BloomFilter`](crate::BloomFilter), and a block kind of its own
-//! that [`StandardBloomPolicy`](crate::StandardBloomPolicy) builds. Compared with BlockedBloom it spends `k` cache
-//! misses per query instead of one, and in exchange reaches the textbook false-positive rate
-//! `(1 - e^(-kn/m))^k` (0.82 % at 10 bits/key against BlockedBloom's 0.96 %).
+//! This is a block kind of its own that [`StandardBloomPolicy`](crate::StandardBloomPolicy) builds, and the
+//! serialised form of the in-memory `BloomFilter` of the `sstfilter-memory` crate, which sets its bits with
+//! [`StandardBloomParams::probes`] and frames them with [`StandardBloomParams::write_block`] (`builder.rs`).
+//! Compared with BlockedBloom it spends `k` cache misses per query instead of one, and in exchange reaches the
+//! textbook false-positive rate `(1 - e^(-kn/m))^k` (0.82 % at 10 bits/key against BlockedBloom's 0.96 %).
 //!
 //! Probes are derived from the one 64-bit key hash `h` as in Guava's `BloomFilter` (Kirsch & Mitzenmacher's
 //! double hashing, `h1 + i·h2`), widened to 64 bits: `h1 = h`, `h2 = h` rotated by 32 bits (so the two halves
@@ -12,13 +13,15 @@
 //! the sum, so `m` can be any size, not only a power of two.
 //!
 //! Bit `p` is bit `p % 8` of payload byte `p / 8`, which is also bit `p % 64` of little-endian 64-bit word
-//! `p / 64`: the in-memory filter keeps `u64` words and serialises them with `to_le_bytes`.
+//! `p / 64`: an in-memory filter keeps `u64` words, which `write_block` serialises with `to_le_bytes`.
 
+mod builder;
 pub(crate) mod policy;
 
 use super::{KindParams, Queries, check_reserved};
 use crate::error::{Error, Result};
 use crate::format::PARAMS_LEN;
+use crate::hash::KeyHash;
 use crate::le::LeReader;
 use crate::math::fastrange64;
 use crate::prefetch::prefetch;
@@ -145,9 +148,16 @@ impl StandardBloomParams {
         standard_bloom_fpr(self.num_bits as f64, num_keys as f64, self.num_probes())
     }
 
-    /// The bit positions a key with hash `h` owns, in probe order (positions may repeat).
+    /// The bit positions a key with hash `hash` owns, in probe order (positions may repeat): each is below
+    /// [`num_bits`](Self::num_bits), and position `p` is bit `p % 64` of the little-endian 64-bit word `p / 64` of
+    /// the payload.
+    ///
+    /// Public so that a filter that keeps its bit array in memory and inserts into it (the `sstfilter-memory`
+    /// crate's `BloomFilter`) sets and tests exactly the bits a block of these parameters holds, from this one
+    /// home of the probe formula; [`write_block`](Self::write_block) then makes its words a block.
     #[inline]
-    pub(crate) fn probes(&self, h: u64) -> Probes {
+    pub fn probes(&self, hash: KeyHash) -> impl ExactSizeIterator<Item = u64> + use<> {
+        let h = hash.get();
         Probes {
             next: h,
             step: h.rotate_left(32),
@@ -190,7 +200,7 @@ impl StandardBloomParams {
 
 /// The bit positions of one key: `fastrange64(h + i·rotl(h, 32), m)` for `i = 0..k`.
 #[derive(Debug, Clone)]
-pub(crate) struct Probes {
+struct Probes {
     next: u64,
     step: u64,
     num_bits: u64,
@@ -226,7 +236,7 @@ pub(crate) fn build<'a>(
     let payload = out.get_mut(start..).unwrap_or_default();
     for run in runs {
         for &h in run {
-            for pos in params.probes(h) {
+            for pos in params.probes(KeyHash::from_raw(h)) {
                 if let Some(byte) = payload.get_mut((pos >> 3) as usize) {
                     *byte |= 1 << (pos & 7);
                 }
@@ -255,7 +265,7 @@ fn query(params: &KindParams, block: &[u8], h: u64) -> bool {
 
 /// [`query`] with the parameters unwrapped.
 fn may_contain(block: &[u8], params: &StandardBloomParams, h: u64) -> bool {
-    params.probes(h).all(|pos| {
+    params.probes(KeyHash::from_raw(h)).all(|pos| {
         block
             .get((pos >> 3) as usize)
             .is_none_or(|byte| byte >> (pos & 7) & 1 == 1)
@@ -265,7 +275,7 @@ fn may_contain(block: &[u8], params: &StandardBloomParams, h: u64) -> bool {
 /// Starts fetching every line a key with hash `h` probes, for a batch: see [`Prefetch`](super::Prefetch).
 fn prefetch_key(params: &KindParams, block: &[u8], h: u64) {
     if let KindParams::StandardBloom(params) = params {
-        for pos in params.probes(h) {
+        for pos in params.probes(KeyHash::from_raw(h)) {
             prefetch(block, (pos >> 3) as usize);
         }
     }
@@ -384,9 +394,10 @@ mod tests {
         let want: Vec<u64> = (0..5u64)
             .map(|i| fastrange64(h.wrapping_add(i.wrapping_mul(step)), 1_000_003))
             .collect();
-        assert_eq!(p.probes(h).collect::<Vec<_>>(), want);
-        assert_eq!(p.probes(h).len(), 5);
-        assert!(p.probes(u64::MAX).all(|pos| pos < 1_000_003));
+        let probes = |h| p.probes(KeyHash::from_raw(h));
+        assert_eq!(probes(h).collect::<Vec<_>>(), want);
+        assert_eq!(probes(h).len(), 5);
+        assert!(probes(u64::MAX).all(|pos| pos < 1_000_003));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::sizing::rates::optimal_bloom_probes;
 ///
 /// Each query touches `k` cache lines instead of BlockedBloom's one, so it is slower on large filters; in exchange
 /// the false-positive rate is the textbook `(1 - e^(-kn/m))^k`: 0.82 % at 10 bits/key against BlockedBloom's
-/// 0.96 %. The blocks it writes are the same kind that [`BloomFilter::to_block`](crate::BloomFilter::to_block)
+/// 0.96 %. The blocks it writes are the same kind that the `sstfilter-memory` crate's `BloomFilter::to_block`
 /// writes, so an in-memory filter and a table's filter can be read by the same code.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StandardBloomPolicy {

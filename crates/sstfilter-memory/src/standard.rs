@@ -1,16 +1,12 @@
 //! The standard in-memory Bloom filter, and its serialisation as a StandardBloom block.
 
-use crate::error::UsageError;
-use crate::error::configured;
-use crate::error::{Error, Result};
-use crate::format::{TRAILER_LEN, Trailer};
-use crate::hash::{KeyHash, key_hash};
-use crate::kind::KindParams;
-use crate::kind::standard_bloom::StandardBloomParams;
-use crate::memory::{params_for_rate, params_for_size};
-use crate::reader::FilterBlock;
-use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
-use crate::tag::FilterKind;
+use sstfilter::{
+    Error, FilterBlock, FilterKind, KeyHash, KindParams, Result, StandardBloomParams, TRAILER_LEN,
+    UsageError, key_hash,
+};
+
+use crate::rates::{bloom_cardinality, bloom_fill_fpr};
+use crate::{configured, params_for_rate, params_for_size};
 
 /// A Bloom filter over byte-string keys, in memory: insert keys, ask whether a key may have been inserted.
 ///
@@ -29,7 +25,8 @@ use crate::tag::FilterKind;
 /// [`from_block`](Self::from_block) loads back.
 ///
 /// ```
-/// use sstfilter::{BloomFilter, FilterBlock};
+/// use sstfilter::FilterBlock;
+/// use sstfilter_memory::BloomFilter;
 ///
 /// let mut filter = BloomFilter::with_rate(10_000, 0.01);
 /// for i in 0..10_000u32 {
@@ -117,7 +114,7 @@ impl BloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, hash: KeyHash) -> bool {
         let mut changed = 0u64;
-        for pos in self.params.probes(hash.get()) {
+        for pos in self.params.probes(hash) {
             // In bounds: probes are < num_bits <= 64 · words.len().
             if let Some(word) = self.words.get_mut((pos >> 6) as usize) {
                 let bit = 1u64 << (pos & 63);
@@ -141,7 +138,7 @@ impl BloomFilter {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: KeyHash) -> bool {
-        self.params.probes(hash.get()).all(|pos| {
+        self.params.probes(hash).all(|pos| {
             self.words
                 .get((pos >> 6) as usize)
                 .is_none_or(|word| word >> (pos & 63) & 1 == 1)
@@ -259,8 +256,8 @@ impl BloomFilter {
     }
 
     /// The filter as a checksummed [`FilterKind::StandardBloom`] block: the bit array as little-endian 64-bit
-    /// words, then the 36-byte trailer (FORMAT.md). Its key count is the rounded
-    /// [`estimated_len`](Self::estimated_len), so that [`FilterBlock::expected_fpr`] matches
+    /// words, then the 36-byte trailer (FORMAT.md), written by [`StandardBloomParams::write_block`]. Its key count
+    /// is the rounded [`estimated_len`](Self::estimated_len), so that [`FilterBlock::expected_fpr`] matches
     /// [`expected_fpr`](Self::expected_fpr) up to that rounding.
     #[must_use]
     pub fn to_block(&self) -> Vec<u8> {
@@ -272,25 +269,14 @@ impl BloomFilter {
     /// Like [`to_block`](Self::to_block), but appends the block to `out`; its checksum covers only the appended
     /// bytes.
     pub fn write_block(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        out.reserve(self.params.payload_len() + TRAILER_LEN);
-        for word in &self.words {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
         // `as` saturates: a full filter's infinite estimate is stored as u64::MAX.
         let num_keys = self.estimated_len().round() as u64;
-        Trailer::append(
-            out,
-            start,
-            FilterKind::StandardBloom,
-            self.params.encode(),
-            num_keys,
-            None,
-        );
+        // Never refused: every constructor gives `words` the parameters' number of words, and nothing resizes it.
+        let _ = self.params.write_block(&self.words, num_keys, out);
     }
 
     /// Loads a filter from a [`FilterKind::StandardBloom`] block (written by [`to_block`](Self::to_block) or by
-    /// a [`StandardBloomPolicy`](crate::StandardBloomPolicy) builder), after validating its structure and
+    /// a [`StandardBloomPolicy`](sstfilter::StandardBloomPolicy) builder), after validating its structure and
     /// checksum. The result can take more keys.
     ///
     /// Errors: anything [`FilterBlock::open`] rejects, and [`Error::WrongKind`] for a valid block of
@@ -303,6 +289,7 @@ impl BloomFilter {
                 found: block.kind(),
             });
         };
+        // Every block's payload starts at its first byte (FORMAT.md, section 1), and `open` checked its length.
         let payload = bytes.get(..params.payload_len()).unwrap_or_default();
         let (words, _) = payload.as_chunks::<8>();
         let words = words.iter().map(|word| u64::from_le_bytes(*word)).collect();
@@ -339,7 +326,7 @@ impl<'a> Extend<&'a [u8]> for BloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FilterBlockBuilder, StandardBloomPolicy};
+    use sstfilter::{BlockedBloomPolicy, FilterBlockBuilder, StandardBloomPolicy};
 
     fn keys(range: core::ops::Range<u32>) -> Vec<Vec<u8>> {
         range.map(|i| format!("key-{i}").into_bytes()).collect()
@@ -396,7 +383,7 @@ mod tests {
 
     #[test]
     fn from_block_rejects_other_kinds_and_damage() {
-        let mut builder = FilterBlockBuilder::new(crate::BlockedBloomPolicy::new(10.0));
+        let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
         builder.add_key(b"k");
         assert_eq!(
             BloomFilter::from_block(&builder.finish()),

@@ -1,12 +1,10 @@
 //! The counting Bloom filter (Fan, Cao, Almeida & Broder, 2000): 4-bit counters instead of bits, so that keys
 //! can be removed.
 
-use crate::error::UsageError;
-use crate::error::configured;
-use crate::hash::{KeyHash, key_hash};
-use crate::kind::standard_bloom::StandardBloomParams;
-use crate::memory::{BloomFilter, params_for_rate, params_for_size};
-use crate::sizing::rates::{bloom_cardinality, bloom_fill_fpr};
+use sstfilter::{KeyHash, StandardBloomParams, UsageError, key_hash};
+
+use crate::rates::{bloom_cardinality, bloom_fill_fpr};
+use crate::{BloomFilter, configured, invalid_setting, params_for_rate, params_for_size};
 
 /// Counters per 64-bit word.
 const PER_WORD: u64 = 16;
@@ -29,7 +27,7 @@ const SATURATED: u64 = 15;
 /// Bloom filters; the filter cannot tell the two cases apart.
 ///
 /// ```
-/// use sstfilter::CountingBloomFilter;
+/// use sstfilter_memory::CountingBloomFilter;
 ///
 /// let mut sessions = CountingBloomFilter::with_rate(10_000, 0.01);
 /// sessions.insert(b"alice");
@@ -93,7 +91,7 @@ impl CountingBloomFilter {
             // A `Vec<u64>` holds at most isize::MAX bytes.
             .filter(|&words| words <= isize::MAX as usize / 8)
             .ok_or_else(|| {
-                UsageError::setting(
+                invalid_setting(
                     "CountingBloomFilter size",
                     "counters that fit in this platform's address space",
                     params.num_bits(),
@@ -119,7 +117,7 @@ impl CountingBloomFilter {
         // Branch-free on the counters' values: a branch on a value still on its way from memory would be
         // mispredicted half the time and stall the next probes' loads behind it.
         let (mut newly_nonzero, mut newly_saturated) = (0u64, 0u64);
-        for pos in self.params.probes(hash.get()) {
+        for pos in self.params.probes(hash) {
             let (index, shift) = slot(pos);
             // In bounds: probes are < num_bits <= 16 · words.len().
             if let Some(word) = self.words.get_mut(index) {
@@ -148,7 +146,7 @@ impl CountingBloomFilter {
         if !self.contains_hash(hash) {
             return false;
         }
-        for pos in self.params.probes(hash.get()) {
+        for pos in self.params.probes(hash) {
             let (index, shift) = slot(pos);
             let Some(word) = self.words.get_mut(index) else {
                 continue;
@@ -173,7 +171,7 @@ impl CountingBloomFilter {
     /// [`contains`](Self::contains) for a key hashed with [`key_hash`].
     #[must_use]
     pub fn contains_hash(&self, hash: KeyHash) -> bool {
-        self.params.probes(hash.get()).all(|pos| {
+        self.params.probes(hash).all(|pos| {
             let (index, shift) = slot(pos);
             self.words
                 .get(index)

@@ -3,10 +3,9 @@
 
 use core::mem;
 
-use crate::error::UsageError;
-use crate::error::{check_fpr, configured};
-use crate::hash::{KeyHash, key_hash};
-use crate::memory::BloomFilter;
+use sstfilter::{KeyHash, UsageError, key_hash};
+
+use crate::{BloomFilter, check_rate, configured, invalid_setting};
 
 /// A Bloom filter for an unknown number of keys that keeps its false-positive rate under a target however many
 /// keys it takes.
@@ -26,7 +25,7 @@ use crate::memory::BloomFilter;
 /// already present.
 ///
 /// ```
-/// use sstfilter::ScalableBloomFilter;
+/// use sstfilter_memory::ScalableBloomFilter;
 ///
 /// let mut seen = ScalableBloomFilter::new(1_000, 0.01);
 /// for i in 0..100_000u32 {
@@ -59,7 +58,7 @@ impl Config {
     /// would not fit in memory).
     fn stage(&self, index: usize) -> Result<Stage, UsageError> {
         let exponent = i32::try_from(index).map_err(|_| {
-            UsageError::setting("ScalableBloomFilter stages", "at most i32::MAX", index)
+            invalid_setting("ScalableBloomFilter stages", "at most i32::MAX", index)
         })?;
         let capacity = self.initial_capacity.max(1) as f64 * self.growth.powi(exponent);
         let budget = self.fpr * (1.0 - self.tightening) * self.tightening.powi(exponent);
@@ -166,10 +165,10 @@ impl ScalableBloomFilter {
         growth: f64,
         tightening: f64,
     ) -> Result<Self, UsageError> {
-        let fpr = check_fpr("ScalableBloomFilter fpr", fpr)?;
-        let tightening = check_fpr("ScalableBloomFilter tightening", tightening)?;
+        let fpr = check_rate("ScalableBloomFilter fpr", fpr)?;
+        let tightening = check_rate("ScalableBloomFilter tightening", tightening)?;
         if !(growth.is_finite() && growth >= 1.0) {
-            return Err(UsageError::setting(
+            return Err(invalid_setting(
                 "ScalableBloomFilter growth",
                 "a finite number of at least 1",
                 growth,

@@ -7,14 +7,14 @@
 //! warns when its filter's estimated count passes the plan. A false positive makes the crawler skip a page it
 //! never saw; the exact run shows how many pages that cost.
 //!
-//! `cargo run --release --example crawl_frontier [pages] [planned_capacity] [fpr]`
+//! `cargo run --release -p sstfilter-memory --example crawl_frontier [pages] [planned_capacity] [fpr]`
 //! (defaults: 1,250,000 pages, planned for 1,000,000 at 1 %). Memory is compared when the frontier has seen
 //! 1,000,000 distinct URLs.
 
 use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
 
-use sstfilter::BloomFilter;
+use sstfilter_memory::BloomFilter;
 
 /// Distinct URLs at which the two structures' memory is compared.
 const MEMORY_SNAPSHOT_AT: usize = 1_000_000;
