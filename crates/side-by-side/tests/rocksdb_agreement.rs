@@ -1,13 +1,14 @@
 //! Our RocksDB filter code against RocksDB 7.8.3 itself, in the same test run: `rocksdb_oracle.cc` (built here
 //! with g++ against Debian's `librocksdb-dev`) builds filters with RocksDB's own builders, answers with RocksDB's
 //! own readers and hashes with RocksDB's own `Hash64`; every test checks ours against what it wrote. Without g++ or
-//! the library each test says so and passes without checking (`apt-get install g++ librocksdb-dev`).
+//! the library (`apt-get install g++ librocksdb-dev`) each test fails under CI (`CI=true`) and elsewhere skips its
+//! check and says so in its last line (`sstfilter_side_by_side::checks`).
 
 mod common;
 
 use std::path::Path;
 
-use common::{mix, oracle, put_keys, run};
+use common::{Checks, mix, oracle, put_keys, run};
 use sstfilter::rocksdb::{
     RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, RocksDbRibbonBuilder, rocksdb_hash64,
 };
@@ -80,7 +81,8 @@ const BITS_PER_KEY: [f64; 9] = [1.0, 2.08, 3.5, 5.0, 7.5, 10.0, 16.0, 23.4, 99.0
 
 #[test]
 fn hash_agrees_with_rocksdb_for_every_length_class() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("hash_agrees_with_rocksdb_for_every_length_class");
+    if checks.need(oracle()).is_none() {
         return;
     }
     // Every length to 2,100 (two blocks of the long-input accumulator and a partial stripe), in three fills, and
@@ -103,7 +105,8 @@ fn hash_agrees_with_rocksdb_for_every_length_class() {
 
 #[test]
 fn bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let queries = keys(20_000, 0xab5e);
@@ -134,7 +137,8 @@ fn bloom_bytes_are_rocksdb_bytes_and_answers_are_rocksdb_answers() {
 
 #[test]
 fn a_million_keys_read_and_build_as_rocksdb() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("a_million_keys_read_and_build_as_rocksdb");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let keys = keys(1_000_000, 0x106);
@@ -185,7 +189,8 @@ fn keys_absent(n: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn legacy_bloom_answers_are_rocksdb_answers() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("legacy_bloom_answers_are_rocksdb_answers");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let queries = keys(20_000, 0x1e9);
@@ -208,7 +213,8 @@ fn legacy_bloom_answers_are_rocksdb_answers() {
 
 #[test]
 fn ribbon_answers_are_rocksdb_answers() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("ribbon_answers_are_rocksdb_answers");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let queries = keys(20_000, 0x41bb);
@@ -236,7 +242,8 @@ fn ribbon_answers_are_rocksdb_answers() {
 /// key in it.
 #[test]
 fn ribbon_bytes_are_rocksdb_bytes() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("ribbon_bytes_are_rocksdb_bytes");
+    if checks.need(oracle()).is_none() {
         return;
     }
     const RIBBON_BITS_PER_KEY: [f64; 10] = [1.0, 2.5, 5.0, 7.5, 8.0, 10.0, 16.0, 23.4, 50.0, 99.0];
@@ -280,7 +287,8 @@ fn ribbon_bytes_are_rocksdb_bytes() {
 /// bytes, a legacy line count whose product with 64 wraps in 32 bits): ours answers "may match" there.
 #[test]
 fn any_metadata_reads_as_rocksdb_reads_it() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("any_metadata_reads_as_rocksdb_reads_it");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let words: Vec<u32> = [
@@ -353,7 +361,8 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
 /// `SSTFILTER_BLESS=1`, a listed file that does not exist is written from RocksDB's output.
 #[test]
 fn golden_rocksdb_blocks_are_rocksdb_blocks() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("golden_rocksdb_blocks_are_rocksdb_blocks");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden-rocksdb");

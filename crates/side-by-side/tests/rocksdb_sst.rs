@@ -2,7 +2,8 @@
 //! same test run: `rocksdb_oracle.cc` (built here with g++ against Debian's `librocksdb-dev`) writes each file with
 //! RocksDB's `SstFileWriter`, answers lookups through RocksDB's own table reader (a DB the file is ingested into,
 //! its filter's answers read from RocksDB's perf counters) and computes RocksDB's block checksums. Without g++ or
-//! the library each test says so and passes without checking (`apt-get install g++ librocksdb-dev`).
+//! the library (`apt-get install g++ librocksdb-dev`) each test fails under CI (`CI=true`) and elsewhere skips its
+//! check and says so in its last line (`sstfilter_side_by_side::checks`).
 //!
 //! Format version 6 is checked on files converted here from RocksDB-written version 5 files (7.8.3 writes no
 //! version 6): self-checked against RocksDB's source, not against a file RocksDB wrote.
@@ -12,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{mix, oracle, put_keys};
+use common::{Checks, mix, oracle, put_keys};
 
 use sstfilter::rocksdb::{
     RocksDbBlock, RocksDbBloomBuilder, RocksDbChecksum, RocksDbFilterFormat, RocksDbTable,
@@ -169,7 +170,8 @@ const CHECKSUMS: [u8; 5] = [0, 1, 2, 3, 4];
 /// key RocksDB's table reader asked its filter about as it did.
 #[test]
 fn every_table_rocksdb_writes_is_read_and_answers_as_rocksdb() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("every_table_rocksdb_writes_is_read_and_answers_as_rocksdb");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let queries = absent(3000);
@@ -222,7 +224,8 @@ fn every_table_rocksdb_writes_is_read_and_answers_as_rocksdb() {
 /// form's last-byte mix, xxHash's and CRC32C's tails and stripes) and a few long inputs.
 #[test]
 fn checksums_are_rocksdbs() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("checksums_are_rocksdbs");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let mut inputs: Vec<Vec<u8>> = (0..=600u64)
@@ -326,7 +329,8 @@ fn read_damaged(file: &[u8], keys: &[Vec<u8>], what: &str) -> Result<(), RocksDb
 /// still finds every key, never "no match" for a key of the table and never a panic.
 #[test]
 fn damaged_tables_give_typed_errors_or_may_match() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("damaged_tables_give_typed_errors_or_may_match");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let configs = [
@@ -452,7 +456,8 @@ fn to_v6(file: &[u8], context: u32, skip: Option<u64>) -> Vec<u8> {
 /// a footer with another base context, or the original version 5 blocks under a version 6 footer are refused.
 #[test]
 fn format_version_6_converted_from_rocksdb_files() {
-    if oracle().is_none() {
+    let mut checks = Checks::new("format_version_6_converted_from_rocksdb_files");
+    if checks.need(oracle()).is_none() {
         return;
     }
     let queries = absent(3000);
