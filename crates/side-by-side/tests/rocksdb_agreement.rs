@@ -42,10 +42,25 @@ fn rocksdb_filter(
     keys: &[Vec<u8>],
     queries: &[Vec<u8>],
 ) -> (Vec<u8>, Vec<bool>) {
+    rocksdb_filter_with(imple, bits_per_key, false, keys, queries)
+}
+
+/// [`rocksdb_filter`], with `optimize_filters_for_memory` where `optimized`.
+fn rocksdb_filter_with(
+    imple: &str,
+    bits_per_key: f64,
+    optimized: bool,
+    keys: &[Vec<u8>],
+    queries: &[Vec<u8>],
+) -> (Vec<u8>, Vec<bool>) {
     let mut input = Vec::new();
     put_keys(&mut input, keys);
     put_keys(&mut input, queries);
-    let out = run(&["filter", imple, &bits_per_key.to_string()], &input);
+    let optimized = if optimized { "1" } else { "0" };
+    let out = run(
+        &["filter", imple, &bits_per_key.to_string(), optimized],
+        &input,
+    );
     let len = u32::from_le_bytes(out[..4].try_into().unwrap()) as usize;
     let (filter, answers) = out[4..].split_at(len);
     assert_eq!(answers.len(), queries.len());
@@ -161,16 +176,20 @@ fn a_million_keys_read_and_build_as_rocksdb() {
     }
 }
 
-/// `RocksDbBloomBuilder`'s block of `keys` at `bits_per_key`.
+/// `RocksDbBloomBuilder`'s block of `keys` at `bits_per_key`, under RocksDB 7.8.3's default
+/// `optimize_filters_for_memory = false`.
 fn bloom_bytes(bits_per_key: f64, keys: &[Vec<u8>]) -> Vec<u8> {
-    let mut builder = RocksDbBloomBuilder::new(bits_per_key);
+    let mut builder =
+        RocksDbBloomBuilder::new(bits_per_key).with_optimize_filters_for_memory(false);
     keys.iter().for_each(|k| builder.add_key(k));
     builder.finish()
 }
 
-/// `RocksDbRibbonBuilder`'s block of `keys` at `bits_per_key`.
+/// `RocksDbRibbonBuilder`'s block of `keys` at `bits_per_key`, under RocksDB 7.8.3's default
+/// `optimize_filters_for_memory = false`.
 fn ribbon_bytes(bits_per_key: f64, keys: &[Vec<u8>]) -> Vec<u8> {
-    let mut builder = RocksDbRibbonBuilder::new(bits_per_key);
+    let mut builder =
+        RocksDbRibbonBuilder::new(bits_per_key).with_optimize_filters_for_memory(false);
     keys.iter().for_each(|k| builder.add_key(k));
     builder.finish()
 }
@@ -278,6 +297,68 @@ fn ribbon_bytes_are_rocksdb_bytes() {
         "{} Ribbon-policy blocks byte-identical to RocksDB's: {ribbons} Ribbon, {fallbacks} RocksDB's Bloom \
          fallback, {empty} of no keys",
         ribbons + fallbacks + empty
+    );
+}
+
+/// Under `optimize_filters_for_memory`, RocksDB 7.8.3 (Debian's, which sizes filters with glibc's
+/// `malloc_usable_size`) writes our builders' bytes with the setting on, for every bits per key and key count here
+/// whose allocation glibc serves from its heap: below its mmap threshold, 128 KiB in this process, which freed no
+/// larger block. At 10^6 keys (1.25 MB), served by `mmap`, RocksDB grows the filter to the whole lines of the
+/// allocation's 4 KiB pages, as `with_optimize_filters_for_memory` says, where ours keeps the target size.
+#[test]
+fn optimized_for_memory_bytes_are_rocksdb_bytes_from_glibcs_heap() {
+    let mut checks = Checks::new("optimized_for_memory_bytes_are_rocksdb_bytes_from_glibcs_heap");
+    if checks.need(oracle()).is_none() {
+        return;
+    }
+    const MMAP_THRESHOLD: usize = 128 << 10;
+    let (mut compared, mut mmapped) = (0, 0);
+    for imple in ["bloom", "ribbon"] {
+        for bits_per_key in BITS_PER_KEY {
+            for (i, n) in COUNTS.into_iter().enumerate() {
+                let keys = keys(n, 0x0ff ^ i as u64);
+                let ours = if imple == "bloom" {
+                    let mut builder = RocksDbBloomBuilder::new(bits_per_key);
+                    keys.iter().for_each(|k| builder.add_key(k));
+                    builder.finish()
+                } else {
+                    let mut builder = RocksDbRibbonBuilder::new(bits_per_key);
+                    keys.iter().for_each(|k| builder.add_key(k));
+                    builder.finish()
+                };
+                // RocksDB asks for the block and its 5-byte trailer; glibc adds 8 bytes and rounds to 16.
+                if ours.len() + 5 + 8 + 15 >= MMAP_THRESHOLD {
+                    mmapped += 1;
+                    continue;
+                }
+                let (theirs, _) = rocksdb_filter_with(imple, bits_per_key, true, &keys, &[]);
+                let what = format!("{imple} {bits_per_key} bits/key, {n} keys");
+                assert!(ours == theirs, "{what}: our bytes differ from RocksDB's");
+                compared += 1;
+            }
+        }
+    }
+    // 10^6 keys at 10 bits per key: some 1.24 MB of lines, and the allocation RocksDB asks for them (with 5 bytes
+    // of metadata and 5 of trailer) glibc maps in whole 4 KiB pages, less its 16-byte header: RocksDB keeps the whole
+    // lines of that.
+    let keys = keys(1_000_000, 0x0ff);
+    let mut builder = RocksDbBloomBuilder::new(10.0);
+    keys.iter().for_each(|k| builder.add_key(k));
+    let ours = builder.finish();
+    let (theirs, _) = rocksdb_filter_with("bloom", 10.0, true, &keys, &[]);
+    let chunk = (ours.len() + 5 + 8 + 15) & !15;
+    let usable = (chunk + 8).next_multiple_of(4096) - 16;
+    assert_eq!(
+        theirs.len(),
+        ((usable - 5 - 5) & !63) + 5,
+        "an mmapped filter"
+    );
+    assert!(theirs.len() > ours.len());
+    eprintln!(
+        "{compared} filters optimized for memory byte-identical to RocksDB's ({mmapped} too large for glibc's heap \
+         left out); at 10^6 keys RocksDB's mmapped filter grew from {} to {} bytes",
+        ours.len(),
+        theirs.len()
     );
 }
 

@@ -136,7 +136,8 @@ fn check_table(file: &[u8], config: Config, keys: &[Vec<u8>], queries: &[Vec<u8>
                     .map(Result::unwrap)
                     .find(|m| m.name.starts_with(b"fullfilter."));
                 let handle = meta.unwrap().handle;
-                let mut builder = RocksDbBloomBuilder::new(config.bits_per_key);
+                let mut builder = RocksDbBloomBuilder::new(config.bits_per_key)
+                    .with_optimize_filters_for_memory(false);
                 keys.iter().for_each(|k| builder.add_key(k));
                 assert!(
                     builder.finish() == block_bytes(file, handle.offset, handle.size),
