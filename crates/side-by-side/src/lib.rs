@@ -1,7 +1,8 @@
 //! What the side-by-side binaries share with the C++ bench beside them (`filter_bench.cc`): its keys, and our
-//! policy for each of its filter names; and what the tests against RocksDB share ([`checks`]).
+//! policy for each of its filter names; and what the tests against RocksDB share ([`checks`], [`sst`]).
 
 pub mod checks;
+pub mod sst;
 
 use sstfilter::{BlockedBloomPolicy, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
 

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{Checks, mix, oracle, put_keys};
+use sstfilter_side_by_side::sst::{footer_handle, open_written, read_damaged, read_regions};
 
 use sstfilter::rocksdb::{
     RocksDbBlock, RocksDbBloomBuilder, RocksDbChecksum, RocksDbFilterFormat, RocksDbTable,
@@ -109,18 +110,7 @@ fn block_bytes(file: &[u8], offset: u64, size: u64) -> &[u8] {
 /// Checks what is read from a RocksDB-written `file` of `config` holding `keys`; returns our answers to `queries`.
 fn check_table(file: &[u8], config: Config, keys: &[Vec<u8>], queries: &[Vec<u8>]) -> Vec<bool> {
     let what = format!("{config:?}, {} keys", keys.len());
-    let table = RocksDbTable::open(file).unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert_eq!(table.format_version(), config.format_version, "{what}");
-    assert_eq!(
-        table.checksum(),
-        RocksDbChecksum::from_byte(config.checksum).unwrap(),
-        "{what}"
-    );
-    let filter = table
-        .filter()
-        .unwrap_or_else(|e| panic!("{what}: {e}"))
-        .expect("a filter");
-    assert_eq!(filter.policy(), "rocksdb.BuiltinBloomFilter", "{what}");
+    let (table, filter) = open_written(file, config.format_version, config.checksum, &what);
     match &filter {
         RocksDbTableFilter::Full {
             filter: full,
@@ -252,77 +242,6 @@ fn checksums_are_rocksdbs() {
         "{} inputs × 5 checksum types: every value RocksDB's",
         inputs.len()
     );
-}
-
-/// The blocks our reader reads in `file` (with their trailers), and the footer: where a damaged byte must be
-/// caught.
-fn read_regions(file: &[u8]) -> Vec<(RocksDbBlock, std::ops::Range<usize>)> {
-    let table = RocksDbTable::open(file).unwrap();
-    let with_trailer = |offset: u64, size: u64| offset as usize..(offset + size) as usize + 5;
-    let mut regions = vec![(RocksDbBlock::Footer, file.len() - 53..file.len())];
-    let (meta_index, _) = footer_handle(file);
-    regions.push((
-        RocksDbBlock::MetaIndex,
-        with_trailer(meta_index.0, meta_index.1),
-    ));
-    for meta in table.meta_blocks().map(Result::unwrap) {
-        let block = match &meta.name[..] {
-            b"rocksdb.properties" => RocksDbBlock::Properties,
-            name if name.starts_with(b"fullfilter.") => RocksDbBlock::Filter,
-            name if name.starts_with(b"partitionedfilter.") => RocksDbBlock::FilterPartitionIndex,
-            _ => continue,
-        };
-        regions.push((block, with_trailer(meta.handle.offset, meta.handle.size)));
-    }
-    if let Some(RocksDbTableFilter::Partitioned(filter)) = table.filter().unwrap() {
-        for p in filter.partitions() {
-            regions.push((
-                RocksDbBlock::FilterPartition,
-                with_trailer(p.handle.offset, p.handle.size),
-            ));
-        }
-    }
-    regions
-}
-
-/// The meta-index handle (offset, size) of a footer of format version 1 to 5, and the footer's offset.
-fn footer_handle(file: &[u8]) -> ((u64, u64), usize) {
-    let footer_offset = file.len() - 53;
-    let mut at = footer_offset + 1;
-    let mut varint = || {
-        let (mut value, mut shift) = (0u64, 0);
-        loop {
-            let byte = file[at];
-            at += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte < 0x80 {
-                return value;
-            }
-        }
-    };
-    ((varint(), varint()), footer_offset)
-}
-
-/// What a reader makes of `file`: an error, or a filter that answers "may match" for every key of `keys` (any
-/// "no match" for one of them fails the test).
-fn read_damaged(file: &[u8], keys: &[Vec<u8>], what: &str) -> Result<(), RocksDbTableError> {
-    let filter = RocksDbTable::open(file)?.filter()?;
-    let filter =
-        filter.unwrap_or_else(|| panic!("{what}: the filter disappeared without an error"));
-    for key in keys {
-        assert!(
-            filter.may_match(key),
-            "{what}: a key of the table answered no match: {key:x?}"
-        );
-    }
-    if let RocksDbTableFilter::Partitioned(filter) = &filter {
-        // A damaged partition is reported where it is read.
-        for p in filter.partitions() {
-            p.filter?;
-        }
-    }
-    Ok(())
 }
 
 /// Every byte of every block the reader reads, and of the footer, flipped in turn (one bit, or all eight); the
