@@ -1,7 +1,7 @@
 // RocksDB's own answers, for tests/rocksdb_agreement.rs: builds a filter with RocksDB 7.8.3's builder, or hashes
 // keys with RocksDB's Hash64, and writes what RocksDB computed, so that the test can compare ours with it.
 //
-// Usage: rocksdb_oracle filter IMPL BITS_PER_KEY < input > output
+// Usage: rocksdb_oracle filter IMPL BITS_PER_KEY [OPTIMIZE_FOR_MEMORY] < input > output
 //        rocksdb_oracle read < input > output
 //        rocksdb_oracle hash < input > output
 //        rocksdb_oracle checksum < input > output
@@ -9,7 +9,8 @@
 //        rocksdb_oracle ask PATH DB_DIR < input > output
 //   IMPL: bloom (NewBloomFilterPolicy, table format_version 5: FastLocalBloom), legacy (the same policy with
 //         format_version 4: the legacy Bloom filter), ribbon (NewRibbonFilterPolicy, the table's level unknown:
-//         Standard128Ribbon, or RocksDB's own fallback for key counts Ribbon does not take).
+//         Standard128Ribbon, or RocksDB's own fallback for key counts Ribbon does not take); OPTIMIZE_FOR_MEMORY 1
+//         sets optimize_filters_for_memory (0, RocksDB 7.8.3's default, without it).
 //   input:  u32 count, then count keys (u32 length, bytes): the keys to build from (filter), to hash (hash), or
 //           filter blocks given as keys (read), to checksum (checksum), to write in order (sst: each the value of
 //           itself) or to look up (ask); for filter and read, then u32 count and that many query keys.
@@ -180,8 +181,9 @@ int main(int argc, char** argv) {
   }
   if (argc == 9 && std::string(argv[1]) == "sst") return WriteSst(argv[2], argv + 3);
   if (argc == 4 && std::string(argv[1]) == "ask") return Ask(argv[2], argv[3]);
-  if (argc != 4 || std::string(argv[1]) != "filter") {
-    return Fail("usage: filter IMPL BITS_PER_KEY | read | hash | checksum | sst PATH ... | ask PATH DB_DIR");
+  if ((argc != 4 && argc != 5) || std::string(argv[1]) != "filter") {
+    return Fail(
+        "usage: filter IMPL BITS_PER_KEY [OPTIMIZE_FOR_MEMORY] | read | hash | checksum | sst PATH ... | ask PATH DB_DIR");
   }
   const std::string impl = argv[2];
   const double bpk = std::stod(argv[3]);
@@ -191,6 +193,7 @@ int main(int argc, char** argv) {
 
   rocksdb::BlockBasedTableOptions table;
   table.format_version = impl == "legacy" ? 4 : 5;
+  table.optimize_filters_for_memory = argc == 5 && std::string(argv[4]) == "1";
   std::unique_ptr<const rocksdb::FilterPolicy> policy(impl == "ribbon" ? rocksdb::NewRibbonFilterPolicy(bpk)
                                                                        : rocksdb::NewBloomFilterPolicy(bpk));
   const rocksdb::FilterBuildingContext context(table);

@@ -19,8 +19,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = filter.policy();
+    let _ = filter.prefix_extractor();
     for key in data.chunks(9).take(32) {
-        let _ = filter.may_match(key);
+        let _ = (filter.may_match(key), filter.may_contain_prefix(key));
     }
     if let RocksDbTableFilter::Partitioned(partitioned) = &filter {
         let _ = (partitioned.len(), partitioned.whole_keys());

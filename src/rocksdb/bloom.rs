@@ -169,9 +169,11 @@ pub(crate) fn legacy_may_match(
 }
 
 /// Writes RocksDB's FastLocalBloom filter (the `format_version` 5 Bloom filter of its block-based tables) for the
-/// keys it is given: the same bytes as RocksDB 7.8.3's `NewBloomFilterPolicy(bits_per_key)` builder for the same
-/// keys in the same order, under RocksDB's default `optimize_filters_for_memory = false` (with it, RocksDB sizes
-/// each filter to what its allocator returned, which no other program can reproduce).
+/// keys it is given: the same bytes as RocksDB's `NewBloomFilterPolicy(bits_per_key)` builder for the same keys in
+/// the same order. By default the bytes of RocksDB 9.2 and later under their defaults, whose
+/// `optimize_filters_for_memory` is on; [`with_optimize_filters_for_memory`](Self::with_optimize_filters_for_memory)
+/// turns it off for the bytes of RocksDB 7.x, 8.x, 9.0 and 9.1 under theirs (that setting's docs say what it
+/// changes, and which filters of a RocksDB built with glibc's `malloc_usable_size` no other program can predict).
 ///
 /// ```
 /// use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat};
@@ -183,8 +185,14 @@ pub(crate) fn legacy_may_match(
 /// let block = builder.finish();
 /// // The bytes of a table's filter block, whose block checksum the table reader verified:
 /// let filter = RocksDbFilter::from_verified(&block);
-/// assert!(matches!(filter.format(), RocksDbFilterFormat::FastLocalBloom { num_probes: 6, .. }));
+/// // One 64-byte line for three keys: 170 bits per key, whose probe count is 24 (RocksDB 9's default).
+/// assert!(matches!(filter.format(), RocksDbFilterFormat::FastLocalBloom { num_probes: 24, .. }));
 /// assert!(filter.may_match(b"banana"));
+/// // RocksDB 7.8.3's default: the probe count of the configured 10 bits per key.
+/// let builder = builder.with_optimize_filters_for_memory(false);
+/// let filter_block = builder.finish();
+/// let filter = RocksDbFilter::from_verified(&filter_block);
+/// assert!(matches!(filter.format(), RocksDbFilterFormat::FastLocalBloom { num_probes: 6, .. }));
 /// ```
 #[derive(Debug, Clone)]
 pub struct RocksDbBloomBuilder {
@@ -192,6 +200,8 @@ pub struct RocksDbBloomBuilder {
     millibits_per_key: u32,
     /// The keys' hashes, a hash equal to the one before left out (as RocksDB does: it counts keys for the size).
     hashes: Vec<u64>,
+    /// RocksDB's `optimize_filters_for_memory`: the probe count from the filter's actual bits per key.
+    optimize_filters_for_memory: bool,
 }
 
 impl RocksDbBloomBuilder {
@@ -219,7 +229,41 @@ impl RocksDbBloomBuilder {
         RocksDbBloomBuilder {
             millibits_per_key,
             hashes: Vec::new(),
+            optimize_filters_for_memory: true,
         }
+    }
+
+    /// Sets RocksDB's `optimize_filters_for_memory` (a `BlockBasedTableOptions` setting): on by default, as in
+    /// RocksDB 9.2 and later; off is the default of RocksDB 7.x, 8.x, 9.0 and 9.1. RocksDB's construction under it is
+    /// the same from 7.x to 10.x.
+    ///
+    /// Off, the probe count is the one of the configured bits per key. On, RocksDB sizes the filter by the memory
+    /// its allocator hands out (`malloc_usable_size`, where RocksDB was built with it), then takes the probe count
+    /// from the bits per key the filter actually has: with its lines rounded up to 64 bytes, one key at 10 bits per
+    /// key gets 512 bits and 24 probes rather than 6, and 100 keys 1,024 bits and 7 probes. The sizing grows the
+    /// filter to the whole lines that fit in the allocation; and once the policy's filters came out more accurate
+    /// than their targets, it may cut later ones to 3/4, 13/16, 7/8 or 15/16 of their size (the policy keeps that
+    /// balance across every filter it builds).
+    ///
+    /// What is written is RocksDB's filter for an allocation from glibc's heap, and from RocksDB built without
+    /// `malloc_usable_size` (the `rocksdict` Python package's RocksDB, for one), for every size. glibc's heap
+    /// chunks are whole multiples of 16 bytes and at most 16 bytes larger than the smallest that fits, and a Bloom
+    /// filter's lines are 64 bytes, so the allocation holds no further line and the balance stays at zero.
+    /// RocksDB built with glibc's `malloc_usable_size` (RocksDB's own builds, Debian's) writes other bytes, which
+    /// depend on the history of the process's heap and no other program can predict, for:
+    ///
+    /// * a filter whose allocation glibc serves by `mmap`: one of at least glibc's mmap threshold, which is 128 KiB
+    ///   when a process starts (a filter of about 105,000 keys at 10 bits per key) and rises to the size of every
+    ///   larger mmapped block the process frees, up to 32 MiB. The allocation is rounded up to 4 KiB pages and the
+    ///   filter grows by up to 63 lines;
+    /// * a Ribbon filter ([`RocksDbRibbonBuilder`](super::RocksDbRibbonBuilder)) whose heap chunk is the one 16
+    ///   bytes larger (glibc hands a free chunk over whole when the rest would be too small to keep): RocksDB adds
+    ///   a 16-byte segment;
+    /// * every filter the same RocksDB policy builds after one of those, which its balance may shrink.
+    #[must_use]
+    pub const fn with_optimize_filters_for_memory(mut self, on: bool) -> Self {
+        self.optimize_filters_for_memory = on;
+        self
     }
 
     /// Adds a key (the whole key the table's filter is asked for: with RocksDB's default settings, the user key
@@ -237,9 +281,23 @@ impl RocksDbBloomBuilder {
         self.hashes.len()
     }
 
-    /// The probe count the filter gets: RocksDB's choice for the configured bits per key.
+    /// The probe count the filter of the keys kept so far gets: RocksDB's choice for the configured bits per key,
+    /// or, under [`with_optimize_filters_for_memory`](Self::with_optimize_filters_for_memory), for the bits per key
+    /// of the filter's whole lines (RocksDB's `GetNumProbes`).
     #[must_use]
-    pub const fn num_probes(&self) -> u8 {
+    pub fn num_probes(&self) -> u8 {
+        if !self.optimize_filters_for_memory {
+            return self.configured_num_probes();
+        }
+        let millibits = self.lines_len() as u64 * 8000;
+        let keys = (self.hashes.len() as u64).max(1);
+        // NOTE: below 612,000 (the configured bits, plus a line's rounding for a single key): RocksDB's C++ `int`
+        // holds it
+        choose_num_probes(u32::try_from(millibits / keys).unwrap_or(u32::MAX))
+    }
+
+    /// The probe count of the configured bits per key, whatever the keys.
+    pub(crate) const fn configured_num_probes(&self) -> u8 {
         choose_num_probes(self.millibits_per_key)
     }
 
@@ -298,9 +356,11 @@ mod tests {
     use super::*;
     use crate::rocksdb::tests::assert_schema;
 
-    /// The FastLocalBloom filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`).
+    /// The FastLocalBloom filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`),
+    /// with `optimize_filters_for_memory` off (RocksDB 7.8.3's default, under which its schema test pins the bytes).
     fn filter_of(bits_per_key: f64, keys: core::ops::Range<u32>) -> Vec<u8> {
-        let mut builder = RocksDbBloomBuilder::new(bits_per_key);
+        let mut builder =
+            RocksDbBloomBuilder::new(bits_per_key).with_optimize_filters_for_memory(false);
         keys.for_each(|key| builder.add_key(&key.to_le_bytes()));
         builder.finish()
     }
@@ -402,6 +462,46 @@ mod tests {
             let what = format!("{bits_per_key} bits/key, keys {keys:?}");
             assert_schema(&filter_of(bits_per_key, keys), 3, probes, hash, fps, &what);
         }
+    }
+
+    /// Under `optimize_filters_for_memory` (the default) the probe count is the filter's actual bits per key's:
+    /// one key at 10 bits per key gets a whole 64-byte line and 24 probes (RocksDB 9 writes `ff 00 18 00 00`), 100
+    /// and 1,000 keys 7 (their lines give 10.24 bits per key), where the configured 10 bits give 6. The filter has
+    /// as many lines either way.
+    #[test]
+    fn optimized_for_memory_probes_follow_the_actual_bits_per_key() {
+        let keys = |n: u32| (0..n).map(u32::to_le_bytes);
+        for (n, optimized, plain) in [(0, 1, 6), (1, 24, 6), (3, 24, 6), (100, 7, 6), (1000, 7, 6)]
+        {
+            let mut on = RocksDbBloomBuilder::new(10.0);
+            let mut off = RocksDbBloomBuilder::new(10.0).with_optimize_filters_for_memory(false);
+            for key in keys(n) {
+                on.add_key(&key);
+                off.add_key(&key);
+            }
+            assert_eq!(
+                (on.num_probes(), off.num_probes()),
+                (optimized, plain),
+                "{n} keys"
+            );
+            let (on, off) = (on.finish(), off.finish());
+            assert_eq!(on.len(), off.len(), "{n} keys");
+            assert_eq!(on[on.len() - 5..], [0xff, 0, optimized, 0, 0], "{n} keys");
+            let filter = crate::rocksdb::RocksDbFilter::from_verified(&on);
+            assert!(keys(n).all(|key| filter.may_match(&key)), "{n} keys");
+        }
+        // At 10 bits per key 10,000 keys get 12,544 bytes, 10.035 bits per key: still 6 probes. At 10.07 bits 1,000
+        // keys get 10.24 bits and 7 probes, where the configured 10.07 bits give 6.
+        let mut builder = RocksDbBloomBuilder::new(10.0);
+        keys(10_000).for_each(|key| builder.add_key(&key));
+        assert_eq!(builder.num_probes(), 6);
+        let mut builder = RocksDbBloomBuilder::new(10.07);
+        keys(1000).for_each(|key| builder.add_key(&key));
+        assert_eq!(builder.num_probes(), 7);
+        assert_eq!(
+            builder.with_optimize_filters_for_memory(false).num_probes(),
+            6
+        );
     }
 
     /// RocksDB's AVX2 query takes 8 probes at a time and steps by `0x9e3779b9^8` between groups; the scalar step

@@ -3,7 +3,7 @@
 //! A RocksDB block-based table (`format_version` 2 and later) keeps its filter in a meta block named
 //! `fullfilter.<policy name>` (or in partitions under `partitionedfilter.<policy name>`); the block's bytes are the
 //! filter, then 5 metadata bytes saying which of RocksDB's filters it is. This module reads all of them as
-//! RocksDB 7.8.3 reads them and writes the two RocksDB writes today, as RocksDB writes them:
+//! RocksDB 7.8.3 and 9.8.4 read them and writes the two RocksDB writes today, as RocksDB writes them:
 //!
 //! * [`RocksDbFilter`]: answers "may match" for a filter block as RocksDB does, whichever filter it holds
 //!   ([`RocksDbFilterFormat`]): FastLocalBloom (`format_version` 5 and later), Standard128Ribbon
@@ -11,7 +11,7 @@
 //!   matches nothing (no keys) or everything (reserved and unusable metadata, which RocksDB reads as "may match" so
 //!   that a newer writer's filter never hides a key from an older reader).
 //! * [`RocksDbBloomBuilder`]: writes FastLocalBloom blocks identical to RocksDB's for the same keys and bits per
-//!   key.
+//!   key, under RocksDB 9's default `optimize_filters_for_memory` or without it (RocksDB 7.x and 8.x's default).
 //! * [`RocksDbRibbonBuilder`]: writes Standard128Ribbon blocks identical to RocksDB's (`NewRibbonFilterPolicy`)
 //!   for the same keys and bits per key, RocksDB's fallbacks to FastLocalBloom included.
 //! * [`rocksdb_hash64`]: the 64-bit hash the two newer filters are built on (RocksDB's frozen preview of XXH3,
@@ -19,7 +19,8 @@
 //! * [`RocksDbTable`]: finds a table's filter in the bytes of a RocksDB SST file (block-based table, format
 //!   versions 0 to 7) and verifies it: the footer, the meta-index and properties blocks, and the full filter or
 //!   each partition of a partitioned filter ([`RocksDbTableFilter`]), every block's checksum (any of RocksDB's five
-//!   [`RocksDbChecksum`]s) checked before its bytes are read.
+//!   [`RocksDbChecksum`]s) checked before its bytes are read. It answers keys, and prefixes cut by the table's own
+//!   [`RocksDbPrefixExtractor`], as RocksDB's table reader does.
 //!
 //! These bytes carry no checksum of their own: the table's block trailer (its checksum type named in the footer)
 //! covers them, so [`RocksDbFilter::from_verified`] is for bytes whose block checksum was checked, as RocksDB's
@@ -47,7 +48,8 @@ pub use hash::rocksdb_hash64;
 pub use ribbon_builder::RocksDbRibbonBuilder;
 pub use table::{
     RocksDbBlock, RocksDbBlockHandle, RocksDbChecksum, RocksDbMetaBlock, RocksDbPartition,
-    RocksDbPartitionedFilter, RocksDbTable, RocksDbTableError, RocksDbTableFilter,
+    RocksDbPartitionedFilter, RocksDbPrefixExtractor, RocksDbTable, RocksDbTableError,
+    RocksDbTableFilter,
 };
 
 /// Bytes of the metadata at the end of every RocksDB filter block.

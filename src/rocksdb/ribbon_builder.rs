@@ -1,5 +1,6 @@
-//! Writes RocksDB's Standard128Ribbon filter byte for byte: RocksDB 7.8.3's `Standard128RibbonBitsBuilder`, the
-//! builder of `NewRibbonFilterPolicy` in a table whose level is unknown (`format_version` 5).
+//! Writes RocksDB's Standard128Ribbon filter byte for byte: RocksDB's `Standard128RibbonBitsBuilder` (7.8.3's and
+//! 9.8.4's are the same), the builder of `NewRibbonFilterPolicy` in a table whose level is unknown (`format_version`
+//! 5 and later).
 //!
 //! RocksDB's construction is deterministic, so every step is reproduced as RocksDB takes it:
 //!
@@ -64,14 +65,19 @@ const FACTOR_PER_DOUBLING: f64 = 0.0038;
 )]
 const LOG2_OF_E: f64 = 1.4426950409;
 
-/// Writes RocksDB's Standard128Ribbon filter for the keys it is given: the same bytes as RocksDB 7.8.3's
-/// `NewRibbonFilterPolicy(bits_per_key)` builder for the same keys in the same order, in a table of
-/// `format_version` 5 whose level is unknown (RocksDB's default context), under RocksDB's default
-/// `optimize_filters_for_memory = false` (with it, RocksDB sizes each filter to what its allocator returned, which
-/// no other program can reproduce). That includes RocksDB's own fallback to its FastLocalBloom filter, whose bytes
-/// are then [`RocksDbBloomBuilder`]'s at the same bits per key: for small key sets where that filter is smaller,
-/// for more than 950 million keys, and if no seed solves the system. No keys give no bytes, which RocksDB reads as
-/// a filter of no keys.
+/// Writes RocksDB's Standard128Ribbon filter for the keys it is given: the same bytes as RocksDB's
+/// `NewRibbonFilterPolicy(bits_per_key)` builder for the same keys in the same order, in a table of `format_version`
+/// 5 or later whose level is unknown (RocksDB's default context). That includes RocksDB's own fallback to its
+/// FastLocalBloom filter, whose bytes are then [`RocksDbBloomBuilder`]'s at the same bits per key and the same
+/// `optimize_filters_for_memory`: for small key sets where that filter is smaller, for more than 950 million keys,
+/// and if no seed solves the system. No keys give no bytes, which RocksDB reads as a filter of no keys.
+///
+/// By default the bytes of RocksDB 9.2 and later under their defaults, whose `optimize_filters_for_memory` is on;
+/// [`with_optimize_filters_for_memory`](Self::with_optimize_filters_for_memory) turns it off for the bytes of RocksDB
+/// 7.x, 8.x, 9.0 and 9.1 under theirs. A Ribbon filter's bytes are the same either way where RocksDB's allocation
+/// comes from glibc's heap: the setting changes the Bloom fallback's probe count, and which Ribbon filters of a
+/// RocksDB built with glibc's `malloc_usable_size` no other program can predict
+/// ([`RocksDbBloomBuilder::with_optimize_filters_for_memory`] says which).
 ///
 /// The bits per key are "Bloom-equivalent", as RocksDB's: the filter aims at the false-positive rate of a
 /// FastLocalBloom filter of that many bits per key, in about 30 % less space. Building keeps the keys' hashes and,
@@ -118,11 +124,19 @@ impl RocksDbRibbonBuilder {
         let millibits = millibits_per_key("RocksDbRibbonBuilder bits_per_key", bits_per_key)?;
         let bloom = RocksDbBloomBuilder::with_millibits(millibits);
         // RocksDB estimates the rate from the bits per key as given, not rounded, with the rounded ones' probes.
-        let one_in_fp_rate = 1.0 / cache_local_fp_rate(bits_per_key, bloom.num_probes());
+        let one_in_fp_rate = 1.0 / cache_local_fp_rate(bits_per_key, bloom.configured_num_probes());
         Ok(RocksDbRibbonBuilder {
             bloom,
             one_in_fp_rate,
         })
+    }
+
+    /// Sets RocksDB's `optimize_filters_for_memory`: on by default, as in RocksDB 9.2 and later, off for RocksDB
+    /// 7.x, 8.x, 9.0 and 9.1 ([`RocksDbBloomBuilder::with_optimize_filters_for_memory`] says what it changes).
+    #[must_use]
+    pub fn with_optimize_filters_for_memory(mut self, on: bool) -> Self {
+        self.bloom = self.bloom.with_optimize_filters_for_memory(on);
+        self
     }
 
     /// Adds a key (the whole key the table's filter is asked for: with RocksDB's default settings, the user key
@@ -368,9 +382,11 @@ mod tests {
     use crate::rocksdb::tests::assert_schema;
     use crate::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 
-    /// The filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`).
+    /// The filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`), with
+    /// `optimize_filters_for_memory` off (RocksDB 7.8.3's default, under which its schema test pins the bytes).
     fn filter_of(bits_per_key: f64, keys: core::ops::Range<u32>) -> Vec<u8> {
-        let mut builder = RocksDbRibbonBuilder::new(bits_per_key);
+        let mut builder =
+            RocksDbRibbonBuilder::new(bits_per_key).with_optimize_filters_for_memory(false);
         keys.for_each(|key| builder.add_key(&key.to_le_bytes()));
         builder.finish()
     }
@@ -472,6 +488,27 @@ mod tests {
             let block = filter_of(bits_per_key, keys);
             assert_eq!(block.get(block.len() - 5), Some(&MARKER), "{what}");
             assert_schema(&block, 4, seed, hash, fps, &what);
+        }
+    }
+
+    /// `optimize_filters_for_memory` (the default) leaves a Ribbon block as it is and gives the Bloom fallback the
+    /// probe count of its actual bits per key: 87 keys at 5 bits per key fall back to 64 bytes, 5.885 bits per key
+    /// and 4 probes where the configured 5 bits give 3.
+    #[test]
+    fn optimized_for_memory_changes_only_the_fallback_probes() {
+        let both = |bits_per_key: f64, n: u32| {
+            let mut on = RocksDbRibbonBuilder::new(bits_per_key);
+            (0..n).for_each(|key| on.add_key(&key.to_le_bytes()));
+            (on.finish(), filter_of(bits_per_key, 0..n))
+        };
+        let (on, off) = both(5.0, 87);
+        assert_eq!(on.len(), off.len());
+        assert_eq!(on[on.len() - 5..], [0xff, 0, 4, 0, 0]);
+        assert_eq!(off[off.len() - 5..], [0xff, 0, 3, 0, 0]);
+        for (bits_per_key, n) in [(10.0, 2087), (7.5, 3000), (16.0, 100_000)] {
+            let (on, off) = both(bits_per_key, n);
+            assert_eq!(on.get(on.len() - 5), Some(&MARKER));
+            assert!(on == off, "{bits_per_key} bits per key, {n} keys");
         }
     }
 

@@ -6,10 +6,13 @@
 //! checksum type, the format version and where the meta-index block is; the meta-index maps names to blocks
 //! (`fullfilter.<policy>`, `partitionedfilter.<policy>`, `rocksdb.properties`, ...); every block is followed by a
 //! 5-byte trailer, its compression type and a 32-bit checksum of the block and that byte. Format version 6 (RocksDB
-//! 8.6 and later) adds a checksum of the footer and mixes each block's offset into its checksum, so that a block
-//! copied to another place fails its check; it is implemented from RocksDB's source, not yet checked against a
-//! file RocksDB wrote (the RocksDB these tests run, Debian's 7.8.3, writes versions up to 5). Version 7 (RocksDB
-//! 10.4) changes nothing read here and is read as 6.
+//! 8.6 and later, and 9.x's default) adds a checksum of the footer and mixes each block's offset into its checksum,
+//! so that a block copied to another place fails its check; the side-by-side tests read it in files RocksDB 9.8.4
+//! wrote. Version 7 (RocksDB 10.4) changes nothing read here and is read as 6.
+//!
+//! The filter answers keys, and prefixes of keys where the table was written with a prefix extractor: the
+//! properties name it ([`RocksDbPrefixExtractor`]), and a prefix question is routed to its partition by the key
+//! asked, as RocksDB routes a prefix seek.
 //!
 //! Blocks are prefix-compressed key/value entries followed by a restart array and its length (`num_restarts`,
 //! whose top bit marks a data block's hash index in blocks of up to 64 KiB, as RocksDB reads it). Reading never
@@ -54,6 +57,8 @@ const PROPERTIES: &[u8] = b"rocksdb.properties";
 const OLD_PROPERTIES: &[u8] = b"rocksdb.stats";
 /// The comparator whose order the partition search assumes (byte-wise, as `<` on slices).
 const BYTEWISE: &[u8] = b"leveldb.BytewiseComparator";
+/// The property naming the table's prefix extractor (`nullptr` for none).
+const PREFIX_EXTRACTOR: &[u8] = b"rocksdb.prefix.extractor.name";
 /// Policy names RocksDB 7.8.3 reads with its built-in filter readers (`kBuiltinNameAndAliases`): the filters
 /// [`RocksDbFilter`] reads. A filter of any other policy is a custom format, which it cannot read.
 const BUILTIN_POLICIES: [&str; 7] = [
@@ -519,6 +524,7 @@ impl<'a> RocksDbTable<'a> {
             policy,
             filter,
             whole_keys: properties.whole_keys,
+            prefix_extractor: properties.prefix_extractor,
         }))
     }
 
@@ -538,6 +544,7 @@ impl<'a> RocksDbTable<'a> {
             keys_include_seq: true,
             delta_values: false,
             bytewise: false,
+            prefix_extractor: None,
         };
         for entry in Entries::new(contents, block, offset) {
             let (name, value) = entry?;
@@ -557,6 +564,9 @@ impl<'a> RocksDbTable<'a> {
                 b"rocksdb.index.key.is.user.key" => properties.keys_include_seq = !flag()?,
                 b"rocksdb.index.value.is.delta.encoded" => properties.delta_values = flag()?,
                 b"rocksdb.comparator" => properties.bytewise = value == BYTEWISE,
+                PREFIX_EXTRACTOR => {
+                    properties.prefix_extractor = RocksDbPrefixExtractor::from_name(value)
+                }
                 _ => {}
             }
         }
@@ -575,6 +585,79 @@ struct Properties {
     delta_values: bool,
     /// The table's keys are ordered byte-wise, the order the partition search compares in.
     bytewise: bool,
+    /// The prefix extractor the filter's prefixes were cut with, if any.
+    prefix_extractor: Option<RocksDbPrefixExtractor>,
+}
+
+/// A table's prefix extractor, as its properties name it (`rocksdb.prefix.extractor.name`): how RocksDB cut the
+/// prefixes its filter holds (beside whole keys, or instead of them where `whole_key_filtering` is off), and how it
+/// cuts the prefix of a key it asks the filter about.
+///
+/// ```
+/// use sstfilter::rocksdb::RocksDbPrefixExtractor;
+///
+/// let fixed = RocksDbPrefixExtractor::from_name(b"rocksdb.FixedPrefix.4");
+/// assert_eq!(fixed, Some(RocksDbPrefixExtractor::Fixed(4)));
+/// assert_eq!(fixed.unwrap().prefix(b"user42"), Some(&b"user"[..]));
+/// assert_eq!(fixed.unwrap().prefix(b"usr"), None);
+/// let capped = RocksDbPrefixExtractor::Capped(4);
+/// assert_eq!(capped.prefix(b"usr"), Some(&b"usr"[..]));
+/// assert_eq!(RocksDbPrefixExtractor::from_name(b"nullptr"), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RocksDbPrefixExtractor {
+    /// `rocksdb.FixedPrefix.N` (`NewFixedPrefixTransform(N)`): a key's first `N` bytes; a shorter key has no
+    /// prefix (it is outside the extractor's domain).
+    Fixed(usize),
+    /// `rocksdb.CappedPrefix.N` (`NewCappedPrefixTransform(N)`): a key's first `N` bytes, or the whole of a shorter
+    /// key.
+    Capped(usize),
+    /// `rocksdb.Noop` (`NewNoopTransform()`): the whole key.
+    Noop,
+    /// Another extractor (an application's own): its prefixes cannot be cut here, so every prefix question
+    /// answers "may contain".
+    Other,
+}
+
+impl RocksDbPrefixExtractor {
+    /// The extractor a table's property names, as RocksDB's registry reads the name (`rocksdb.FixedPrefix.N` or
+    /// `fixed:N`, `rocksdb.CappedPrefix.N` or `capped:N`, `rocksdb.Noop`); [`Other`](Self::Other) for any other
+    /// name; `None` for none (`nullptr`, or no name).
+    #[must_use]
+    pub fn from_name(name: &[u8]) -> Option<Self> {
+        if name.is_empty() || name == b"nullptr" {
+            return None;
+        }
+        let length = |digits: &[u8]| {
+            // Digits only, as RocksDB's registry matches them; a length past `usize` cuts nothing here.
+            (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
+                .then(|| core::str::from_utf8(digits).ok()?.parse().ok())
+                .flatten()
+        };
+        let after = |prefixes: [&[u8]; 2]| prefixes.iter().find_map(|p| name.strip_prefix(*p));
+        Some(if name == b"rocksdb.Noop" {
+            Self::Noop
+        } else if let Some(n) = after([b"rocksdb.FixedPrefix.", b"fixed:"]).and_then(length) {
+            Self::Fixed(n)
+        } else if let Some(n) = after([b"rocksdb.CappedPrefix.", b"capped:"]).and_then(length) {
+            Self::Capped(n)
+        } else {
+            Self::Other
+        })
+    }
+
+    /// The prefix of `key` (RocksDB's `Transform`), `None` where `key` is outside the extractor's domain
+    /// (`InDomain`) or the extractor is not one of RocksDB's own.
+    #[must_use]
+    pub fn prefix<'k>(&self, key: &'k [u8]) -> Option<&'k [u8]> {
+        match *self {
+            Self::Fixed(n) => key.get(..n),
+            Self::Capped(n) => key.get(..n.min(key.len())),
+            Self::Noop => Some(key),
+            Self::Other => None,
+        }
+    }
 }
 
 /// A table's filter, as RocksDB finds it in the meta-index.
@@ -589,6 +672,9 @@ pub enum RocksDbTableFilter<'a> {
         filter: RocksDbFilter<'a>,
         /// Whether the filter holds every key (`whole_key_filtering`), not only prefixes of keys.
         whole_keys: bool,
+        /// The extractor of the prefixes the filter holds, if the table was written with one: use
+        /// [`RocksDbTableFilter::may_contain_prefix`], which cuts a key's prefix with it.
+        prefix_extractor: Option<RocksDbPrefixExtractor>,
     },
     /// A filter in partitions, found through a top-level index (`partitionedfilter.<policy>`).
     Partitioned(RocksDbPartitionedFilter<'a>),
@@ -605,7 +691,8 @@ impl RocksDbTableFilter<'_> {
     }
 
     /// Whether the table may hold `user_key` (the key as RocksDB's filter sees it: without a user-defined
-    /// timestamp): RocksDB's answer for the same table. Always "may match" where the filter holds prefixes only.
+    /// timestamp): RocksDB's answer for the same table. Always "may match" where the filter holds prefixes only;
+    /// there RocksDB's `Get` asks the key's prefix, [`may_contain_prefix`](Self::may_contain_prefix).
     #[must_use]
     pub fn may_match(&self, user_key: &[u8]) -> bool {
         match self {
@@ -613,6 +700,42 @@ impl RocksDbTableFilter<'_> {
                 filter, whole_keys, ..
             } => !whole_keys || filter.may_match(user_key),
             Self::Partitioned(filter) => filter.may_match(user_key),
+        }
+    }
+
+    /// The extractor of the prefixes the filter holds (the table's `rocksdb.prefix.extractor.name`), if the table
+    /// was written with one.
+    #[must_use]
+    pub fn prefix_extractor(&self) -> Option<RocksDbPrefixExtractor> {
+        match self {
+            Self::Full {
+                prefix_extractor, ..
+            } => *prefix_extractor,
+            Self::Partitioned(filter) => filter.prefix_extractor(),
+        }
+    }
+
+    /// Whether the table may hold a key with the prefix of `user_key` (without a user-defined timestamp), the
+    /// prefix cut by the table's own extractor: RocksDB's answer for the same table, for a prefix seek to
+    /// `user_key` and for a `Get` of it where the filter holds prefixes only (RocksDB's `PrefixMayMatch`, with the
+    /// table's extractor the database's). To ask about every key of a prefix, pass the prefix itself: the smallest
+    /// key that has it.
+    ///
+    /// "May contain" where the table has no prefix extractor, one other than RocksDB's own
+    /// ([`RocksDbPrefixExtractor::Other`]), or `user_key` lies outside the extractor's domain (shorter than a fixed
+    /// prefix); a partitioned filter is asked as [`RocksDbPartitionedFilter::may_contain_prefix`] says.
+    #[doc(alias("PrefixMayMatch", "prefix_may_match"))]
+    #[must_use]
+    pub fn may_contain_prefix(&self, user_key: &[u8]) -> bool {
+        match self {
+            Self::Full {
+                filter,
+                prefix_extractor,
+                ..
+            } => prefix_extractor
+                .and_then(|extractor| extractor.prefix(user_key))
+                .is_none_or(|prefix| filter.may_match(prefix)),
+            Self::Partitioned(filter) => filter.may_contain_prefix(user_key),
         }
     }
 }
@@ -745,16 +868,45 @@ impl<'a> RocksDbPartitionedFilter<'a> {
     /// holds.
     #[must_use]
     pub fn may_match(&self, user_key: &[u8]) -> bool {
-        if !self.properties.whole_keys || !self.properties.bytewise {
+        !self.properties.whole_keys || self.partition_may_match(user_key, user_key)
+    }
+
+    /// The extractor of the prefixes the partitions hold, if the table was written with one.
+    #[must_use]
+    pub const fn prefix_extractor(&self) -> Option<RocksDbPrefixExtractor> {
+        self.properties.prefix_extractor
+    }
+
+    /// Whether the table may hold a key with the prefix of `user_key` (without a user-defined timestamp) under
+    /// the table's prefix extractor ([`RocksDbTableFilter::may_contain_prefix`]): the answer of the partition
+    /// RocksDB reads for it, found by `user_key` itself as [`may_match`](Self::may_match) finds a key's, not by the
+    /// prefix. RocksDB's builder makes that partition enough: it adds to each partition the prefix of the next
+    /// partition's first key (for a seek to a key between two partitions) and of the previous partition's last key.
+    /// "May contain" where the table has no prefix extractor or one other than RocksDB's own, where `user_key` is
+    /// outside its domain, on any error, and for a table not ordered byte-wise.
+    #[doc(alias("PrefixMayMatch", "prefix_may_match"))]
+    #[must_use]
+    pub fn may_contain_prefix(&self, user_key: &[u8]) -> bool {
+        self.properties
+            .prefix_extractor
+            .and_then(|extractor| extractor.prefix(user_key))
+            .is_none_or(|prefix| self.partition_may_match(user_key, prefix))
+    }
+
+    /// Whether the partition RocksDB reads for the key `route` may match `entry` (the key itself, or its prefix),
+    /// the partition read and its checksum verified; "may match" where it cannot be found or read, and for a table
+    /// not ordered byte-wise.
+    fn partition_may_match(&self, route: &[u8], entry: &[u8]) -> bool {
+        if !self.properties.bytewise {
             return true;
         }
-        let Some(handle) = self.partition_of(user_key) else {
+        let Some(handle) = self.partition_of(route) else {
             return true;
         };
         self.blocks
             .read(handle, RocksDbBlock::FilterPartition)
             .map_or(true, |block| {
-                RocksDbFilter::from_verified(block).may_match(user_key)
+                RocksDbFilter::from_verified(block).may_match(entry)
             })
     }
 
@@ -1354,6 +1506,17 @@ mod tests {
 
     /// Properties: whole keys or not, internal-key index keys or not, delta-encoded values or not, a comparator.
     fn properties(whole_keys: bool, user_keys: bool, delta: bool, comparator: &[u8]) -> Vec<u8> {
+        properties_with(whole_keys, user_keys, delta, comparator, b"nullptr")
+    }
+
+    /// [`properties`] with the prefix extractor of the name `extractor`.
+    fn properties_with(
+        whole_keys: bool,
+        user_keys: bool,
+        delta: bool,
+        comparator: &[u8],
+        extractor: &[u8],
+    ) -> Vec<u8> {
         let flag = |b: bool| vec![u8::from(b)];
         block(
             &[
@@ -1369,6 +1532,7 @@ mod tests {
                 (b"rocksdb.index.key.is.user.key", flag(user_keys)),
                 (b"rocksdb.index.value.is.delta.encoded", flag(delta)),
                 (b"rocksdb.num.entries", vec![0x80, 0x01]),
+                (PREFIX_EXTRACTOR, extractor.to_vec()),
             ],
             16,
         )
@@ -1384,9 +1548,21 @@ mod tests {
 
     /// A table with a full filter of [`KEYS`] under `name`.
     fn full_table(version: u32, checksum: RocksDbChecksum, name: &[u8]) -> Vec<u8> {
+        let props = properties(true, true, true, BYTEWISE);
+        full_table_of(version, checksum, name, &bloom(&KEYS), &props)
+    }
+
+    /// A table of the full filter block `filter` under `name`, with the properties block `props`.
+    fn full_table_of(
+        version: u32,
+        checksum: RocksDbChecksum,
+        name: &[u8],
+        filter: &[u8],
+        props: &[u8],
+    ) -> Vec<u8> {
         let mut file = File::new(checksum, if version >= 6 { 0x5eed_0001 } else { 0 });
-        let filter = file.add(&bloom(&KEYS), 0);
-        let props = file.add(&properties(true, true, true, BYTEWISE), 0);
+        let filter = file.add(filter, 0);
+        let props = file.add(props, 0);
         let filter_name = [FULL_FILTER, name].concat();
         let meta = block(
             &[
@@ -1656,6 +1832,12 @@ mod tests {
         whole_keys: bool,
         comparator: &[u8],
     ) -> Vec<u8> {
+        let props = properties(whole_keys, user_keys, delta, comparator);
+        partitioned_table_with(user_keys, delta, &props)
+    }
+
+    /// [`partitioned_table`] with the properties block `props`.
+    fn partitioned_table_with(user_keys: bool, delta: bool, props: &[u8]) -> Vec<u8> {
         let mut file = File::new(RocksDbChecksum::Crc32c, 0);
         let match_all = file.add(&[0xaa, 0, 0, 0, 0, 0], 0);
         let empty = file.add(&[], 0);
@@ -1696,7 +1878,7 @@ mod tests {
         restarts.iter().for_each(|r| index.extend(r.to_le_bytes()));
         index.extend((restarts.len() as u32).to_le_bytes());
         let index = file.add(&index, 0);
-        let props = file.add(&properties(whole_keys, user_keys, delta, comparator), 0);
+        let props = file.add(props, 0);
         let meta = block(
             &[
                 (
@@ -1797,6 +1979,142 @@ mod tests {
             }
         ));
         assert!(filter.may_match(b"apple") && filter.may_match(b"zebra"));
+    }
+
+    /// A table of version 6 with a full filter of `entries` (prefixes, or keys and prefixes) and the properties
+    /// `props`.
+    fn full_table_with(entries: &[&[u8]], props: &[u8]) -> Vec<u8> {
+        let name = b"rocksdb.BuiltinBloomFilter";
+        full_table_of(6, RocksDbChecksum::Xxh3, name, &bloom(entries), props)
+    }
+
+    fn filter_of(bytes: &[u8]) -> RocksDbTableFilter<'_> {
+        RocksDbTable::open(bytes)
+            .unwrap()
+            .filter()
+            .unwrap()
+            .unwrap()
+    }
+
+    /// Prefix questions on a full filter: the key's prefix cut by the extractor the properties name and asked of
+    /// the filter, "may contain" outside the extractor's domain and for an extractor that is not RocksDB's own or
+    /// no extractor. Point questions on the prefix-only filter may match.
+    #[test]
+    fn full_filters_answer_prefixes_with_the_tables_extractor() {
+        let absent: Vec<String> = (0..200).map(|i| format!("q{i:02}-absent")).collect();
+        for (name, extractor, prefixes) in [
+            (
+                &b"rocksdb.FixedPrefix.3"[..],
+                RocksDbPrefixExtractor::Fixed(3),
+                [&b"app"[..], b"ban", b"ch"],
+            ),
+            (
+                b"capped:3",
+                RocksDbPrefixExtractor::Capped(3),
+                [b"app", b"ban", b"ch"],
+            ),
+        ] {
+            // A table of "apple", "banana" and "ch": Fixed(3) has no prefix of "ch", Capped(3) "ch" itself.
+            let entries: Vec<&[u8]> = match extractor {
+                RocksDbPrefixExtractor::Fixed(_) => prefixes[..2].to_vec(),
+                _ => prefixes.to_vec(),
+            };
+            let bytes = full_table_with(
+                &entries,
+                &properties_with(false, true, true, BYTEWISE, name),
+            );
+            let filter = filter_of(&bytes);
+            assert_eq!(filter.prefix_extractor(), Some(extractor));
+            for key in [&b"apple"[..], b"applesauce", b"app", b"banana", b"ch"] {
+                assert!(filter.may_contain_prefix(key), "{extractor:?} {key:?}");
+            }
+            // Short keys: outside Fixed(3)'s domain (may contain), their own prefix under Capped(3).
+            let fixed = matches!(extractor, RocksDbPrefixExtractor::Fixed(_));
+            assert_eq!(filter.may_contain_prefix(b"c"), fixed, "{extractor:?}");
+            assert_eq!(filter.may_contain_prefix(b"b"), fixed, "{extractor:?}");
+            let ruled_out = absent
+                .iter()
+                .filter(|k| !filter.may_contain_prefix(k.as_bytes()));
+            assert!(ruled_out.count() > 150, "{extractor:?}");
+            assert!(filter.may_match(b"zebra"), "a prefix-only filter");
+        }
+        for name in [
+            &b"nullptr"[..],
+            b"",
+            b"rocksdb.FixedPrefix.x",
+            b"my.Extractor",
+        ] {
+            let bytes = full_table_with(
+                &[b"app"],
+                &properties_with(false, true, true, BYTEWISE, name),
+            );
+            let filter = filter_of(&bytes);
+            let other =
+                (!name.is_empty() && name != b"nullptr").then_some(RocksDbPrefixExtractor::Other);
+            assert_eq!(filter.prefix_extractor(), other, "{name:?}");
+            assert!(
+                absent
+                    .iter()
+                    .all(|k| filter.may_contain_prefix(k.as_bytes())),
+                "{name:?}"
+            );
+        }
+    }
+
+    /// A partitioned filter routes a prefix question by the key asked, as a point question: a key up to "d"
+    /// inclusive asks the first partition (which matches everything), one after it the empty second, even where
+    /// its prefix is the first partition's ("dz"). Without a prefix extractor, every prefix may be there.
+    #[test]
+    fn partitioned_filters_route_prefix_questions_by_the_key() {
+        let props = properties_with(false, true, true, BYTEWISE, b"rocksdb.FixedPrefix.1");
+        let bytes = partitioned_table_with(true, true, &props);
+        let RocksDbTableFilter::Partitioned(filter) = filter_of(&bytes) else {
+            panic!("not partitioned");
+        };
+        assert_eq!(
+            filter.prefix_extractor(),
+            Some(RocksDbPrefixExtractor::Fixed(1))
+        );
+        for (key, want) in [
+            (&b"a"[..], true),
+            (b"d", true),
+            (b"dz", false),
+            (b"h", false),
+            (b"zz", false),
+            (b"", true),
+        ] {
+            assert_eq!(filter.may_contain_prefix(key), want, "{key:?}");
+            assert!(filter.may_match(key), "prefixes only: {key:?}");
+        }
+        let plain = partitioned_table(true, true, true, BYTEWISE);
+        let plain = filter_of(&plain);
+        assert_eq!(plain.prefix_extractor(), None);
+        assert!(plain.may_contain_prefix(b"zz") && !plain.may_match(b"zz"));
+    }
+
+    #[test]
+    fn extractor_names_read_as_rocksdbs_registry_reads_them() {
+        use RocksDbPrefixExtractor::{Capped, Fixed, Noop, Other};
+        for (name, want) in [
+            (&b"rocksdb.FixedPrefix.3"[..], Some(Fixed(3))),
+            (b"fixed:0", Some(Fixed(0))),
+            (b"rocksdb.CappedPrefix.12", Some(Capped(12))),
+            (b"capped:7", Some(Capped(7))),
+            (b"rocksdb.Noop", Some(Noop)),
+            (b"rocksdb.FixedPrefix.", Some(Other)),
+            (b"rocksdb.FixedPrefix.-1", Some(Other)),
+            (b"rocksdb.FixedPrefix.99999999999999999999999", Some(Other)),
+            (b"rocksdb.CappedPrefix", Some(Other)),
+            (b"nullptr", None),
+            (b"", None),
+        ] {
+            assert_eq!(RocksDbPrefixExtractor::from_name(name), want, "{name:?}");
+        }
+        assert_eq!(Fixed(3).prefix(b"abcd"), Some(&b"abc"[..]));
+        assert_eq!(Fixed(3).prefix(b"ab"), None);
+        assert_eq!(Capped(3).prefix(b"ab"), Some(&b"ab"[..]));
+        assert_eq!(Noop.prefix(b"ab"), Some(&b"ab"[..]));
+        assert_eq!(Other.prefix(b"ab"), None);
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! What the side-by-side binaries share with the C++ bench beside them (`filter_bench.cc`): its keys, and our
-//! policy for each of its filter names.
+//! policy for each of its filter names; and what the tests against RocksDB share ([`checks`], [`sst`]).
+
+pub mod checks;
+pub mod sst;
 
 use sstfilter::{BlockedBloomPolicy, FilterPolicy, RibbonPolicy, StandardBloomPolicy};
 
@@ -12,6 +15,16 @@ pub fn splitmix64(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// Appends `keys` in the input format of the oracles the tests run (`rocksdb_oracle.cc`, `rocksdb9_oracle.py`): u32
+/// count, then u32 length and bytes per key (little-endian).
+pub fn put_keys(input: &mut Vec<u8>, keys: &[Vec<u8>]) {
+    input.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+    for k in keys {
+        input.extend_from_slice(&(k.len() as u32).to_le_bytes());
+        input.extend_from_slice(k);
+    }
 }
 
 /// Key `idx`: `"key"` + `%09llu(idx)` + 4 hex digits from the low nibbles of `splitmix64(idx)`.

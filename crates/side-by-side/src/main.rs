@@ -207,14 +207,16 @@ fn rocksdb_reader(run: &Run<'_>, theirs: &str) {
     });
     let (build_ns, built) = match theirs {
         "rocks_bloom" => built_as_rocksdb(present, kpf, n, dumped.as_deref(), || {
-            let mut builder = RocksDbBloomBuilder::new(bpk);
+            // RocksDB 7.8.3's default, as filter_bench builds them.
+            let mut builder = RocksDbBloomBuilder::new(bpk).with_optimize_filters_for_memory(false);
             move |keys: &[u8]| {
                 keys.chunks_exact(KEY_LEN).for_each(|k| builder.add_key(k));
                 builder.finish()
             }
         }),
         "rocks_ribbon" => built_as_rocksdb(present, kpf, n, dumped.as_deref(), || {
-            let mut builder = RocksDbRibbonBuilder::new(bpk);
+            let mut builder =
+                RocksDbRibbonBuilder::new(bpk).with_optimize_filters_for_memory(false);
             move |keys: &[u8]| {
                 keys.chunks_exact(KEY_LEN).for_each(|k| builder.add_key(k));
                 builder.finish()

@@ -514,6 +514,7 @@ fn inspect_rocksdb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> C
             policy,
             filter,
             whole_keys,
+            ..
         }) => {
             writeln!(
                 out,

@@ -1,13 +1,16 @@
-//! What the tests against RocksDB share: the oracle program (`rocksdb_oracle.cc`, built once per test binary with
-//! g++ against Debian's `librocksdb-dev`), its input format, and deterministic keys.
+//! What the tests against RocksDB 7.8.3 share: the oracle program (`rocksdb_oracle.cc`, built once per test binary
+//! with g++ against Debian's `librocksdb-dev`), its input format, and deterministic keys.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The oracle binary, built once per test binary; `None` (with the reason printed) where it cannot be built.
-pub fn oracle() -> Option<&'static Path> {
+pub use sstfilter_side_by_side::checks::Checks;
+pub use sstfilter_side_by_side::{put_keys, splitmix64 as mix};
+
+/// The oracle binary, built once per test binary, or why it cannot be built (for [`Checks::need`]).
+pub fn oracle() -> Result<&'static Path, String> {
     static ORACLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let built = ORACLE.get_or_init(|| {
         let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("rocksdb_oracle.cc");
@@ -25,36 +28,20 @@ pub fn oracle() -> Option<&'static Path> {
             .status();
         match status {
             Ok(s) if s.success() => Ok(out),
-            Ok(_) => Err(
-                "rocksdb_oracle.cc did not build (needs RocksDB 7.8.3's headers and library)"
-                    .into(),
-            ),
-            Err(e) => Err(format!("no g++ ({e})")),
+            Ok(_) => Err("no RocksDB 7.8.3: rocksdb_oracle.cc did not build \
+                 (apt-get install g++ librocksdb-dev)"
+                .into()),
+            Err(e) => Err(format!(
+                "no RocksDB 7.8.3: no g++ ({e}; apt-get install g++ librocksdb-dev)"
+            )),
         }
     });
-    match built {
-        Ok(path) => Some(path),
-        Err(why) => {
-            eprintln!(
-                "skipped, RocksDB not available: {why}; apt-get install g++ librocksdb-dev (RocksDB 7.8.3)"
-            );
-            None
-        }
-    }
-}
-
-/// Appends `keys` in the oracle's input format: u32 count, then u32 length and bytes per key (little-endian).
-pub fn put_keys(input: &mut Vec<u8>, keys: &[Vec<u8>]) {
-    input.extend_from_slice(&(keys.len() as u32).to_le_bytes());
-    for k in keys {
-        input.extend_from_slice(&(k.len() as u32).to_le_bytes());
-        input.extend_from_slice(k);
-    }
+    built.as_deref().map_err(Clone::clone)
 }
 
 /// The oracle's output for `args` with `input` on its standard input (the oracle must have built).
 pub fn run(args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(oracle().unwrap())
+    let mut child = Command::new(oracle().expect("the oracle built"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -67,12 +54,4 @@ pub fn run(args: &[&str], input: &[u8]) -> Vec<u8> {
     writer.join().unwrap();
     assert!(output.status.success(), "rocksdb_oracle {args:?} failed");
     output.stdout
-}
-
-/// splitmix64: deterministic keys, the same in every run.
-pub fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
