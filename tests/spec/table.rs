@@ -46,6 +46,26 @@ fn upper_of(s: &[u8]) -> Option<Vec<u8>> {
 }
 
 impl<'a> SpecTable<'a> {
+    /// Section 9: a block that opens and verifies in the other slot's kind (a Range block as the point block, a
+    /// hash kind or an index as the range block) refuses the pair.
+    pub fn in_their_places(&self) -> bool {
+        let verified = |bytes: &[u8]| {
+            let index =
+                bytes.len() >= 36 && bytes[bytes.len() - 31] == 16 && open_index(bytes).is_ok();
+            let block = open(bytes).ok().filter(|b| b.checksum_ok);
+            let range = block
+                .as_ref()
+                .is_some_and(|b| matches!(b.kind, Kind::Range { .. }));
+            (index, range, block.is_some())
+        };
+        let point_ok = self.point.is_none_or(|bytes| !verified(bytes).1);
+        let range_ok = self.range.is_none_or(|bytes| {
+            let (index, range, block) = verified(bytes);
+            !index && (range || !block)
+        });
+        point_ok && range_ok
+    }
+
     fn point(&self) -> Point<'a> {
         let Some(bytes) = self.point else {
             return Point::None;
