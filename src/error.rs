@@ -185,16 +185,7 @@ pub enum UsageError {
     /// previous one: its partitions would not cover the key ranges their index says, or its common prefix and
     /// projections would not hold for every key. The key was not added.
     KeysOutOfOrder,
-    /// A LevelDB filter block builder was asked to start a data block in an earlier 2 KiB range than one it
-    /// already started: its keys would go into a later filter than the one readers consult for it.
-    BlockOffsetOutOfOrder {
-        /// Offset of the data block started last: the smallest allowed.
-        expected: u64,
-        /// The offset that was given.
-        found: u64,
-    },
-    /// Output outgrew what its format can address (a LevelDB filter block's 32-bit offsets, a partition index's
-    /// 32-bit separator ends).
+    /// Output outgrew what its format can address (a partition index's 32-bit separator ends).
     TooLarge {
         /// What outgrew its format.
         what: &'static str,
@@ -262,10 +253,6 @@ impl fmt::Display for UsageError {
             UsageError::KeysOutOfOrder => {
                 f.write_str("keys out of order (a sorted builder got a key below the previous one)")
             }
-            UsageError::BlockOffsetOutOfOrder { expected, found } => write!(
-                f,
-                "data block offset {found} goes back past the filter of the block at offset {expected}"
-            ),
             UsageError::TooLarge {
                 what,
                 expected,

@@ -215,8 +215,7 @@ fn layers_import_downward_only() {
                         || t == "reader.rs"
                         || t == "builder.rs"
                         || t.starts_with("partitioned/")
-                        || t.starts_with("memory/")
-                        || t.starts_with("leveldb/")),
+                        || t.starts_with("memory/")),
                     "{file} imports {t}"
                 );
             }

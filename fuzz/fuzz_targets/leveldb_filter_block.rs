@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockReader};
+use sstfilter_leveldb::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterBlockReader};
 use sstfilter_recipes::{BitsPerKey, Recipe};
 
 fuzz_target!(|data: &[u8]| {

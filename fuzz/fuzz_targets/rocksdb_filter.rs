@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 use sstfilter_recipes::{BitsPerKey, Recipe};
+use sstfilter_rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 
 fuzz_target!(|data: &[u8]| {
     let filter = RocksDbFilter::from_verified(data);

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sstfilter::rocksdb::{RocksDbTable, RocksDbTableFilter};
+use sstfilter_rocksdb::{RocksDbTable, RocksDbTableFilter};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(table) = RocksDbTable::open(data) else {

@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use sstfilter_bench::{env_u64, median_per};
 
-use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter::{BlockedBloomPolicy, RibbonPolicy, StandardBloomPolicy};
+use sstfilter_leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter_rusty_leveldb::{LevelDbFormat, RustyLevelDbFilterPolicy};
 use sstfilter_slatedb::SlateDbFilterPolicy;
 use sstfilter_stores as stores;

@@ -12,9 +12,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use rusty_leveldb::FilterPolicy as RustyFilterPolicy;
-use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter::{BlockedBloomPolicy, RibbonPolicy, StandardBloomPolicy};
 use sstfilter_bench::{env_u64, median};
+use sstfilter_leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter_rusty_leveldb::{LevelDbFormat, RustyLevelDbFilterPolicy};
 
 const FILTERS: u64 = 4000;

@@ -2,15 +2,13 @@
 
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 
-use sstfilter::leveldb::{
-    LevelDbFilterBlockBuilder, LevelDbFilterBlockReader, LevelDbFilterPolicy,
-};
-use sstfilter::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 use sstfilter::{
     Answer, FilterBlock, FilterBlockBuilder, FilterKind, KeyHash, MAX_PREFIX_NAME_LEN,
     PrefixExtractor, RangeFilterBuilder, RangePolicy, UsageError, key_hash,
 };
+use sstfilter_leveldb::{LevelDbFilterBlockBuilder, LevelDbFilterBlockReader, LevelDbFilterPolicy};
 use sstfilter_memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use sstfilter_rocksdb::{RocksDbFilter, RocksDbFilterFormat};
 
 use crate::options::{Partitioning, Prefixes};
 use crate::recipe::{Constructed, LevelDbPolicy, Recipe, checked};

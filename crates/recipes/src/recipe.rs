@@ -4,14 +4,14 @@ use std::fmt::Display;
 use std::sync::Arc;
 
 use arbitrary::Arbitrary;
-use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
-use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbRibbonBuilder};
 use sstfilter::sizing::FilterModel;
 use sstfilter::{
     BlockedBloomParams, BlockedBloomPolicy, FilterPlan, FilterPolicy, MAX_BITS_PER_KEY,
     RangePolicy, RibbonPolicy, StandardBloomParams, StandardBloomPolicy,
 };
+use sstfilter_leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter_memory::{BloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use sstfilter_rocksdb::{RocksDbBloomBuilder, RocksDbRibbonBuilder};
 
 use crate::values::{BitsPerKey, Length, Overhead, Rate};
 

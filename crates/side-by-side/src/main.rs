@@ -8,7 +8,7 @@
 //!         | rocks_bloom_reader | rocks_ribbon_reader
 //! ```
 //!
-//! The `rocks_*_reader` impls are our `sstfilter::rocksdb` reader asked about RocksDB's own filter bytes, against
+//! The `rocks_*_reader` impls are our `sstfilter_rocksdb` reader asked about RocksDB's own filter bytes, against
 //! RocksDB's reader of the same bytes, built by our writers of RocksDB's bytes (`RocksDbBloomBuilder`,
 //! `RocksDbRibbonBuilder`; timed as the build), and checked equal to the filters `filter_bench` wrote when
 //! `FILTER_DUMP` names its file.
@@ -25,8 +25,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbRibbonBuilder};
 use sstfilter::{AlignedBlock, FilterBlock, FilterBlockBuilder};
+use sstfilter_rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbRibbonBuilder};
 use sstfilter_side_by_side::{KEY_LEN, keys, policy, splitmix64};
 
 /// Keys per batched query, as RocksDB's MultiGet batch in the C++ bench.

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use sstfilter::rocksdb::{
+use sstfilter_rocksdb::{
     RocksDbBlock, RocksDbChecksum, RocksDbTable, RocksDbTableError, RocksDbTableFilter,
 };
 

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use sstfilter::rocksdb::{
+use sstfilter_rocksdb::{
     RocksDbBloomBuilder, RocksDbChecksum, RocksDbPrefixExtractor, RocksDbRibbonBuilder,
     RocksDbTable, RocksDbTableFilter,
 };

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::{Checks, mix, oracle, put_keys, run};
-use sstfilter::rocksdb::{
+use sstfilter_rocksdb::{
     RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, RocksDbRibbonBuilder, rocksdb_hash64,
 };
 
@@ -446,7 +446,8 @@ fn golden_rocksdb_blocks_are_rocksdb_blocks() {
     if checks.need(oracle()).is_none() {
         return;
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden-rocksdb");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../sstfilter-rocksdb/tests/golden-rocksdb");
     let absent: Vec<Vec<u8>> = (0..2000)
         .map(|i| format!("absent-{i}").into_bytes())
         .collect();

@@ -1,4 +1,4 @@
-//! Our RocksDB table reader (`sstfilter::rocksdb::RocksDbTable`) on SST files RocksDB 7.8.3 itself writes in the
+//! Our RocksDB table reader (`sstfilter_rocksdb::RocksDbTable`) on SST files RocksDB 7.8.3 itself writes in the
 //! same test run: `rocksdb_oracle.cc` (built here with g++ against Debian's `librocksdb-dev`) writes each file with
 //! RocksDB's `SstFileWriter`, answers lookups through RocksDB's own table reader (a DB the file is ingested into,
 //! its filter's answers read from RocksDB's perf counters) and computes RocksDB's block checksums. Without g++ or
@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::{Checks, mix, oracle, put_keys};
 use sstfilter_side_by_side::sst::{footer_handle, open_written, read_damaged, read_regions};
 
-use sstfilter::rocksdb::{
+use sstfilter_rocksdb::{
     RocksDbBlock, RocksDbBloomBuilder, RocksDbChecksum, RocksDbFilterFormat, RocksDbTable,
     RocksDbTableError, RocksDbTableFilter,
 };

@@ -8,11 +8,11 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
-use sstfilter::rocksdb::{RocksDbFilterFormat, RocksDbTable, RocksDbTableFilter};
 use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
+use sstfilter_leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
+use sstfilter_rocksdb::{RocksDbFilterFormat, RocksDbTable, RocksDbTableFilter};
 use sstfilter_table::{
     BLOCK_TRAILER_LEN, BlockHandle, BlockType, ReadAt, TABLE_MAGIC, Table, TableError, TableOptions,
 };
@@ -481,7 +481,7 @@ fn inspect_rocksdb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> C
     let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
     let mut bytes = vec![0u8; size];
     read_at(path, file, &mut bytes, 0)?;
-    let corrupt = |e: sstfilter::rocksdb::RocksDbTableError| format!("{name}: RocksDB table: {e}");
+    let corrupt = |e: sstfilter_rocksdb::RocksDbTableError| format!("{name}: RocksDB table: {e}");
     let table = RocksDbTable::open(&bytes).map_err(corrupt)?;
     writeln!(
         out,

@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use sstfilter::rocksdb::RocksDbChecksum;
+use sstfilter_rocksdb::RocksDbChecksum;
 
 /// The footer's magic number, as stored.
 pub(crate) const MAGIC: [u8; 8] = 0xdb47_7524_8b80_fb57u64.to_le_bytes();

@@ -5,7 +5,7 @@
 //! ```no_run
 //! use std::rc::Rc;
 //! use sstfilter::BlockedBloomPolicy;
-//! use sstfilter::leveldb::LevelDbBloomPolicy;
+//! use sstfilter_leveldb::LevelDbBloomPolicy;
 //! use sstfilter_rusty_leveldb::{LevelDbFormat, RustyLevelDbFilterPolicy};
 //!
 //! // Our blocks (self-describing, checksummed):
@@ -36,11 +36,11 @@ use std::cell::RefCell;
 use std::fmt;
 
 use ::rusty_leveldb::FilterPolicy as RustyFilterPolicy;
-use sstfilter::leveldb::{LevelDbFilterPolicy, MATCH_ALL_FILTER};
 use sstfilter::{
     Answer, FilterPolicy, FilterStats, KeyProbe, NoPartitions, Reason, STORE_POLICY_NAME,
     TableFilter, TableFilterBuilder, TableFilterOptions,
 };
+use sstfilter_leveldb::{LevelDbFilterPolicy, MATCH_ALL_FILTER};
 
 /// Any of our [`FilterPolicy`]s as a `rusty_leveldb::FilterPolicy`: every LevelDB filter is the point filter of
 /// an sstfilter [`TableFilter`], registered under the name [`STORE_POLICY_NAME`] (the blocks describe their own
@@ -55,7 +55,7 @@ use sstfilter::{
 /// "10 bits/key" becomes 17 (BENCHMARKS.md, "Small filters", measures the space, rates and probe times). Choose
 /// this policy when a damaged filter must be detected rather than trusted (every probe verifies the block's
 /// CRC32; rusty-leveldb checks no filter checksum); for the fewest bytes, [`LevelDbFormat`] with
-/// [`Bloom64Policy`](sstfilter::leveldb::Bloom64Policy) keeps LevelDB's format with a better rate than LevelDB's
+/// [`Bloom64Policy`](sstfilter_leveldb::Bloom64Policy) keeps LevelDB's format with a better rate than LevelDB's
 /// own Bloom filter at the same bytes.
 pub struct RustyLevelDbFilterPolicy<P> {
     policy: P,
@@ -153,14 +153,14 @@ impl<P> RustyFilterPolicy for RustyLevelDbFilterPolicy<P> {
     }
 }
 
-/// A LevelDB-format filter policy of sstfilter ([`LevelDbBloomPolicy`](sstfilter::leveldb::LevelDbBloomPolicy),
-/// [`Bloom64Policy`](sstfilter::leveldb::Bloom64Policy)) as a `rusty_leveldb::FilterPolicy`: it writes LevelDB's
+/// A LevelDB-format filter policy of sstfilter ([`LevelDbBloomPolicy`](sstfilter_leveldb::LevelDbBloomPolicy),
+/// [`Bloom64Policy`](sstfilter_leveldb::Bloom64Policy)) as a `rusty_leveldb::FilterPolicy`: it writes LevelDB's
 /// own filter bytes and reads them back by its own name.
 ///
 /// `LevelDbFormat(LevelDbBloomPolicy::new(10))` replaces rusty-leveldb's `BloomPolicy`: the same name and the same
 /// bytes, so a table written by either is read by the other (and by LevelDB). `LevelDbFormat(Bloom64Policy::new(10.0))`
 /// spends LevelDB's filter bytes per key on sstfilter's 64-bit hash with fewer false positives; tables written with
-/// it need it (or another reader of [`Bloom64Policy::NAME`](sstfilter::leveldb::Bloom64Policy::NAME)) to use their
+/// it need it (or another reader of [`Bloom64Policy::NAME`](sstfilter_leveldb::Bloom64Policy::NAME)) to use their
 /// filters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LevelDbFormat<P>(pub P);
@@ -201,8 +201,8 @@ fn offset_keys<'a>(keys: &'a [u8], offsets: &[usize]) -> Option<Vec<&'a [u8]>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sstfilter::leveldb::LevelDbBloomPolicy;
     use sstfilter::{BlockedBloomPolicy, FilterBlock};
+    use sstfilter_leveldb::LevelDbBloomPolicy;
 
     fn layout(keys: &[&[u8]]) -> (Vec<u8>, Vec<usize>) {
         let mut buf = Vec::new();
@@ -298,7 +298,7 @@ mod tests {
         let leveldb = LevelDbFormat(LevelDbBloomPolicy::new(10));
         let leveldb_filter = leveldb.create_filter(&buf, &offsets);
         let rusty = ::rusty_leveldb::BloomPolicy::new(10);
-        let bloom64 = LevelDbFormat(sstfilter::leveldb::Bloom64Policy::new(10.0));
+        let bloom64 = LevelDbFormat(sstfilter_leveldb::Bloom64Policy::new(10.0));
         let bloom64_filter = bloom64.create_filter(&buf, &offsets);
         for key in keys.iter().map(Vec::as_slice).chain([&b"absent"[..]]) {
             assert!(ours.key_may_match(key, &filter));

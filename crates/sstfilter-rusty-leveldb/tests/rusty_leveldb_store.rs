@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use rusty_leveldb::{BloomPolicy, DB, FilterPolicy, Options};
 use sstfilter::BlockedBloomPolicy;
-use sstfilter::leveldb::{Bloom64Policy, LevelDbBloomPolicy};
+use sstfilter_leveldb::{Bloom64Policy, LevelDbBloomPolicy};
 use sstfilter_rusty_leveldb::{LevelDbFormat, RustyLevelDbFilterPolicy};
 use sstfilter_stores::leveldb::{load, lookup};
 use sstfilter_stores::{absent_id, present_id};

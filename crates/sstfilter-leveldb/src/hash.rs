@@ -16,10 +16,17 @@ pub fn leveldb_hash(data: &[u8], seed: u32) -> u32 {
     murmur1(data, seed, u32::from)
 }
 
-/// The hash of LevelDB's `util/hash.cc`, with `tail` widening each of the 1–3 left-over bytes: LevelDB reads them
-/// unsigned, RocksDB's copy (`rocksdb::Hash`, which its legacy Bloom filter uses) sign-extends them, as older
-/// LevelDB releases did; both are part of a file format, so both are kept.
-pub(crate) fn murmur1(data: &[u8], seed: u32, tail: fn(u8) -> u32) -> u32 {
+/// LevelDB's hash with the 1–3 left-over bytes sign-extended, as older LevelDB releases computed it where `char`
+/// is signed and as RocksDB's copy still does (`rocksdb::Hash`, which RocksDB's legacy Bloom filter is built on):
+/// the two differ only for inputs whose length is not a multiple of 4 and whose tail holds a byte of 0x80 or
+/// more. Both are part of a file format, so both are kept.
+#[must_use]
+pub fn leveldb_hash_sign_extended(data: &[u8], seed: u32) -> u32 {
+    murmur1(data, seed, |b| b as i8 as u32)
+}
+
+/// The hash of LevelDB's `util/hash.cc`, with `tail` widening each of the 1–3 left-over bytes.
+fn murmur1(data: &[u8], seed: u32, tail: fn(u8) -> u32) -> u32 {
     // LevelDB computes `seed ^ (n * m)` in 32-bit arithmetic: only the low 32 bits of the length matter, so the
     // truncating cast is exactly its behaviour.
     let mut h = seed ^ (data.len() as u32).wrapping_mul(MUL);
@@ -60,5 +67,38 @@ mod tests {
             0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, //
         ];
         assert_eq!(leveldb_hash(&data5, 0x1234_5678), 0xf333_dabb);
+    }
+
+    /// The sign-extended tail changes only a tail byte of 0x80 or more: the words, and small tail bytes, are
+    /// hashed alike.
+    #[test]
+    fn the_sign_extended_hash_differs_only_in_high_tail_bytes() {
+        const SEED: u32 = 0xbc9f_1d34;
+        for data in [
+            &b""[..],
+            b"abcd",
+            b"a",
+            b"abc",
+            b"abcdefg",
+            &[0x80, 0, 0, 0xff],
+        ] {
+            assert_eq!(
+                leveldb_hash_sign_extended(data, SEED),
+                leveldb_hash(data, SEED),
+                "{data:?}"
+            );
+        }
+        for data in [
+            &[0x80u8][..],
+            &[0xc3, 0x97],
+            &[0xe2, 0x99, 0xa5],
+            &[1, 2, 3, 4, 0xff],
+        ] {
+            assert_ne!(
+                leveldb_hash_sign_extended(data, SEED),
+                leveldb_hash(data, SEED),
+                "{data:?}"
+            );
+        }
     }
 }

@@ -21,12 +21,11 @@
 //! starts, whose filter holds that block's keys, so in a sound table the difference never costs a read; in a
 //! damaged one (a zeroed offsets array makes every filter empty) it turns lost keys into wasted reads.
 
-use super::LevelDbFilterPolicy;
-use crate::error::UsageError;
-use crate::le::LeReader;
+use crate::LevelDbFilterPolicy;
+use crate::error::LevelDbUsageError;
 
 /// The base lg LevelDB writes: one filter per `2^11 = 2048` bytes of data-block offsets.
-pub(crate) const FILTER_BASE_LG: u8 = 11;
+const FILTER_BASE_LG: u8 = 11;
 
 /// Bytes after the offsets array: the array offset (u32) and the base lg (u8).
 const FOOTER_LEN: usize = 5;
@@ -40,7 +39,7 @@ const FOOTER_LEN: usize = 5;
 /// exactly (the filters are the same either way; the block then ends with empty filters up to that offset).
 ///
 /// ```
-/// use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
+/// use sstfilter_leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader};
 ///
 /// let mut builder = LevelDbFilterBlockBuilder::new(LevelDbBloomPolicy::new(10));
 /// builder.start_block(0)?;
@@ -83,12 +82,13 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
     /// Starts the data block at file offset `block_offset`: the keys added next belong to it.
     ///
     /// Offsets must not go back to an earlier 2 KiB range than a block already started
-    /// ([`UsageError::BlockOffsetOutOfOrder`]): the keys would land in a later filter than the one a reader consults.
+    /// ([`LevelDbUsageError::BlockOffsetOutOfOrder`]): the keys would land in a later filter than the one a reader
+    /// consults.
     /// LevelDB asserts this; here nothing is changed and the call can be corrected.
-    pub fn start_block(&mut self, block_offset: u64) -> Result<(), UsageError> {
+    pub fn start_block(&mut self, block_offset: u64) -> Result<(), LevelDbUsageError> {
         let index = block_offset >> FILTER_BASE_LG;
         if index < self.filter_offsets.len() as u64 {
-            return Err(UsageError::BlockOffsetOutOfOrder {
+            return Err(LevelDbUsageError::BlockOffsetOutOfOrder {
                 expected: self.last_block_offset.unwrap_or(0),
                 found: block_offset,
             });
@@ -108,9 +108,9 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
 
     /// Writes the last filter, the offsets array and the footer, and returns the block.
     ///
-    /// Fails with [`UsageError::TooLarge`] when the filters outgrow the 4 GiB that the format's 32-bit
+    /// Fails with [`LevelDbUsageError::TooLarge`] when the filters outgrow the 4 GiB that the format's 32-bit
     /// offsets address (as does [`start_block`](Self::start_block)).
-    pub fn finish(mut self) -> Result<Vec<u8>, UsageError> {
+    pub fn finish(mut self) -> Result<Vec<u8>, LevelDbUsageError> {
         if !self.key_ends.is_empty() {
             self.generate_filter()?;
         }
@@ -126,7 +126,7 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
     }
 
     /// Closes the current filter (empty if no key was added since the last one) and records where it starts.
-    fn generate_filter(&mut self) -> Result<(), UsageError> {
+    fn generate_filter(&mut self) -> Result<(), LevelDbUsageError> {
         self.filter_offsets.push(offset_u32(self.filters.len())?);
         if self.key_ends.is_empty() {
             return Ok(());
@@ -144,9 +144,8 @@ impl<P: LevelDbFilterPolicy> LevelDbFilterBlockBuilder<P> {
 }
 
 /// A position in the block as the format's u32.
-fn offset_u32(len: usize) -> Result<u32, UsageError> {
-    u32::try_from(len).map_err(|_| UsageError::TooLarge {
-        what: "LevelDB filter block",
+fn offset_u32(len: usize) -> Result<u32, LevelDbUsageError> {
+    u32::try_from(len).map_err(|_| LevelDbUsageError::TooLarge {
         expected: u64::from(u32::MAX),
         found: len as u64,
     })
@@ -156,7 +155,7 @@ fn offset_u32(len: usize) -> Result<u32, UsageError> {
 /// not say otherwise consistently (see the module docs).
 ///
 /// ```
-/// use sstfilter::leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
+/// use sstfilter_leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
 ///
 /// // LevelDB's filter block for a table with no keys.
 /// let reader = LevelDbFilterBlockReader::new(&b"\x00\x00\x00\x00\x0b"[..], LevelDbBloomPolicy::new(10));
@@ -217,9 +216,8 @@ impl<B: AsRef<[u8]>, P: LevelDbFilterPolicy> LevelDbFilterBlockReader<B, P> {
         }
         let block = self.bytes.as_ref();
         let at = offsets.array_offset.checked_add(index.checked_mul(4)?)?;
-        let mut boundaries = LeReader::new(block.get(at..)?);
-        let start = usize::try_from(boundaries.u32()?).ok()?;
-        let limit = usize::try_from(boundaries.u32()?).ok()?;
+        let start = usize::try_from(u32_at(block, at)?).ok()?;
+        let limit = usize::try_from(u32_at(block, at.checked_add(4)?)?).ok()?;
         if start > limit || limit > offsets.array_offset {
             return None;
         }
@@ -253,9 +251,8 @@ impl Offsets {
     /// LevelDB's `FilterBlockReader` constructor: `None` where it would leave the reader with no filters.
     fn decode(block: &[u8]) -> Option<Offsets> {
         let footer_at = block.len().checked_sub(FOOTER_LEN)?;
-        let mut footer = LeReader::new(block.get(footer_at..)?);
-        let array_offset = usize::try_from(footer.u32()?).ok()?;
-        let base_lg = footer.u8()?;
+        let array_offset = usize::try_from(u32_at(block, footer_at)?).ok()?;
+        let base_lg = *block.last()?;
         let array_len = footer_at.checked_sub(array_offset)?;
         Some(Offsets {
             array_offset,
@@ -265,10 +262,16 @@ impl Offsets {
     }
 }
 
+/// The little-endian u32 at `at` in `block`, `None` past its end.
+fn u32_at(block: &[u8], at: usize) -> Option<u32> {
+    let word = block.get(at..)?.first_chunk::<4>()?;
+    Some(u32::from_le_bytes(*word))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leveldb::{LevelDbBloomPolicy, leveldb_hash};
+    use crate::{LevelDbBloomPolicy, leveldb_hash};
 
     /// LevelDB's `TestHashFilter` from `filter_block_test.cc`: a "filter" is the list of the keys' 32-bit hashes
     /// (seed 1), so the block offsets can be checked apart from the Bloom filter.
@@ -386,7 +389,7 @@ mod tests {
         builder.add_key(b"k");
         assert_eq!(
             builder.start_block(1000),
-            Err(UsageError::BlockOffsetOutOfOrder {
+            Err(LevelDbUsageError::BlockOffsetOutOfOrder {
                 expected: 5000,
                 found: 1000
             })

@@ -1,4 +1,4 @@
-//! RocksDB's filters: RocksDB's own bytes, not a kind of this crate's container.
+//! RocksDB's filters, beside the `sstfilter` core: RocksDB's own bytes, not a kind of sstfilter's container.
 //!
 //! A RocksDB block-based table (`format_version` 2 and later) keeps its filter in a meta block named
 //! `fullfilter.<policy name>` (or in partitions under `partitionedfilter.<policy name>`); the block's bytes are the
@@ -22,6 +22,8 @@
 //!   [`RocksDbChecksum`]s) checked before its bytes are read. It answers keys, and prefixes cut by the table's own
 //!   [`RocksDbPrefixExtractor`], as RocksDB's table reader does.
 //!
+//! Builders refuse a setting RocksDB would change without a word, with a [`RocksDbUsageError`].
+//!
 //! These bytes carry no checksum of their own: the table's block trailer (its checksum type named in the footer)
 //! covers them, so [`RocksDbFilter::from_verified`] is for bytes whose block checksum was checked, as RocksDB's
 //! table reader checks it before the filter sees them ([`RocksDbTable::filter`] checks it). On any bytes the filter
@@ -36,14 +38,30 @@
 //! Where RocksDB's bytes depend on the platform's math library (`exp`, `pow`, `log`), ours depend on it the same
 //! way (`ribbon_builder.rs` says where).
 
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+// The decoding paths must not be able to panic on untrusted bytes. Each exception is one
+// `#[expect(lint, reason = "...")]` at the item it covers.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 mod bloom;
 mod crc32c;
+mod error;
 mod hash;
 mod ribbon;
 mod ribbon_builder;
 mod table;
 
 pub use bloom::RocksDbBloomBuilder;
+pub use error::RocksDbUsageError;
 pub use hash::rocksdb_hash64;
 pub use ribbon_builder::RocksDbRibbonBuilder;
 pub use table::{

@@ -3,7 +3,7 @@
 //! byte holding the probe count. The two differ only in how many bits they give a key set and where a key's
 //! probes land; building and reading a filter is the same code, and so is their [`LevelDbFilterPolicy`].
 
-use super::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterPolicy};
+use crate::{Bloom64Policy, LevelDbBloomPolicy, LevelDbFilterPolicy};
 
 /// Smallest Bloom bit array, however few keys (LevelDB: "for small n, we can see a very high false positive
 /// rate. Fix it by enforcing a minimum bloom filter length").

@@ -26,9 +26,9 @@
 //! library. Each result is then truncated to an integer, so a difference in the last bit of a library function
 //! could only show where a truncation falls within that bit of an integer.
 
-use super::bloom::{RocksDbBloomBuilder, millibits_per_key};
-use super::ribbon::{BLOCK_SLOTS, Layout, MAX_COLUMNS, Row, SEGMENT_BYTES, raw_seed};
-use crate::error::{UsageError, configured};
+use crate::bloom::{RocksDbBloomBuilder, millibits_per_key};
+use crate::error::{RocksDbUsageError, configured};
+use crate::ribbon::{BLOCK_SLOTS, Layout, MAX_COLUMNS, Row, SEGMENT_BYTES, raw_seed};
 
 /// The first metadata byte of a Standard128Ribbon block (`-2`).
 const MARKER: u8 = 0xFE;
@@ -84,7 +84,7 @@ const LOG2_OF_E: f64 = 1.4426950409;
 /// in [`finish`](Self::finish), a 20-byte row per slot (about 21 bytes per key).
 ///
 /// ```
-/// use sstfilter::rocksdb::{RocksDbFilter, RocksDbFilterFormat, RocksDbRibbonBuilder};
+/// use sstfilter_rocksdb::{RocksDbFilter, RocksDbFilterFormat, RocksDbRibbonBuilder};
 ///
 /// let keys: Vec<String> = (0..2000).map(|i| format!("user{i:05}")).collect();
 /// let mut builder = RocksDbRibbonBuilder::new(10.0);
@@ -120,8 +120,8 @@ impl RocksDbRibbonBuilder {
 
     /// [`new`](Self::new), or an error if `bits_per_key` is not in `1.0..100.0` (RocksDB would silently build no
     /// filter below 0.5 bits per key, a 1-bit one below 1, and a 100-bit one above 100).
-    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
-        let millibits = millibits_per_key("RocksDbRibbonBuilder bits_per_key", bits_per_key)?;
+    pub fn try_new(bits_per_key: f64) -> Result<Self, RocksDbUsageError> {
+        let millibits = millibits_per_key("RocksDbRibbonBuilder", bits_per_key)?;
         let bloom = RocksDbBloomBuilder::with_millibits(millibits);
         // RocksDB estimates the rate from the bits per key as given, not rounded, with the rounded ones' probes.
         let one_in_fp_rate = 1.0 / cache_local_fp_rate(bits_per_key, bloom.configured_num_probes());
@@ -379,8 +379,8 @@ impl Banding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rocksdb::tests::assert_schema;
-    use crate::rocksdb::{RocksDbFilter, RocksDbFilterFormat};
+    use crate::tests::assert_schema;
+    use crate::{RocksDbFilter, RocksDbFilterFormat};
 
     /// The filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`), with
     /// `optimize_filters_for_memory` off (RocksDB 7.8.3's default, under which its schema test pins the bytes).
@@ -578,7 +578,7 @@ mod tests {
     #[test]
     fn an_unsolvable_system_tries_every_seed_then_gives_up() {
         let hashes: Vec<u64> = (0..300u32)
-            .map(|i| crate::rocksdb::rocksdb_hash64(&i.to_le_bytes()))
+            .map(|i| crate::rocksdb_hash64(&i.to_le_bytes()))
             .collect();
         assert!(Banding::solve(256, &hashes, 200).is_none());
         let (seed, _) = Banding::solve(1024, &hashes, 255).unwrap();

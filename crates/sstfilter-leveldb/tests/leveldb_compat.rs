@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use rusty_leveldb::FilterPolicy as _;
-use sstfilter::leveldb::LevelDbBloomPolicy;
+use sstfilter_leveldb::LevelDbBloomPolicy;
 
 /// Keys in rusty-leveldb's `create_filter` layout: one buffer and the offset where each key starts.
 fn leveldb_layout(keys: &[Vec<u8>]) -> (Vec<u8>, Vec<usize>) {
@@ -87,7 +87,7 @@ fn names_match() {
 mod real_tables {
     use std::rc::Rc;
 
-    use sstfilter::leveldb::{
+    use sstfilter_leveldb::{
         LevelDbBloomPolicy, LevelDbFilterBlockBuilder, LevelDbFilterBlockReader,
     };
 

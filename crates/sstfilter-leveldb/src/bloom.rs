@@ -20,20 +20,20 @@
 //! answers "no". [`LevelDbBloomPolicy::create_filter`] never writes one (its smallest filter is 9 bytes), so such
 //! a filter can only be damage or another policy's bytes, and a wrong "no" would lose a key.
 
-use super::bloom_bits::{self, BitPlacement, MAX_PROBES};
-use super::hash::leveldb_hash;
-use crate::error::UsageError;
-use crate::error::configured;
-use crate::policy::MAX_BITS_PER_KEY;
+use sstfilter::MAX_BITS_PER_KEY;
+
+use crate::bloom_bits::{self, BitPlacement, MAX_PROBES};
+use crate::error::{LevelDbUsageError, configured};
+use crate::hash::leveldb_hash;
 
 /// The seed LevelDB's Bloom filter hashes keys with (`BloomHash` in `util/bloom.cc`).
-pub(crate) const BLOOM_SEED: u32 = 0xbc9f_1d34;
+const BLOOM_SEED: u32 = 0xbc9f_1d34;
 
 /// LevelDB's `BloomFilterPolicy` (`NewBloomFilterPolicy(bits_per_key)`): writes and reads exactly the filters
 /// LevelDB and rusty-leveldb do, so tables can move between them and this crate in both directions.
 ///
 /// ```
-/// use sstfilter::leveldb::LevelDbBloomPolicy;
+/// use sstfilter_leveldb::LevelDbBloomPolicy;
 ///
 /// let policy = LevelDbBloomPolicy::new(10);
 /// let filter = policy.create_filter(&[b"apple", b"banana"]);
@@ -64,13 +64,14 @@ impl LevelDbBloomPolicy {
     }
 
     /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
-    pub fn try_new(bits_per_key: usize) -> Result<Self, UsageError> {
+    pub fn try_new(bits_per_key: usize) -> Result<Self, LevelDbUsageError> {
         if bits_per_key as f64 > MAX_BITS_PER_KEY {
-            return Err(UsageError::setting(
-                "LevelDbBloomPolicy bits_per_key",
-                format!("at most {MAX_BITS_PER_KEY}"),
-                bits_per_key,
-            ));
+            return Err(LevelDbUsageError::BitsPerKey {
+                policy: "LevelDbBloomPolicy",
+                min: 0.0,
+                max: MAX_BITS_PER_KEY,
+                found: bits_per_key as f64,
+            });
         }
         // LevelDB: `k_ = static_cast<size_t>(bits_per_key * 0.69)` in double precision, then clamped. The float
         // to integer cast truncates, as C++'s does.

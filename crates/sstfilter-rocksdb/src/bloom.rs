@@ -7,10 +7,10 @@
 //! sign-extended tail, picks the line as the hash modulo the line count, and steps probes by the hash rotated
 //! right by 17, within lines of `2^k` bytes (64 unless the writer's cache line differed).
 
-use super::hash::rocksdb_hash64;
-use crate::error::{UsageError, configured};
-use crate::leveldb::murmur1;
-use crate::prefetch::prefetch;
+use sstfilter_leveldb::leveldb_hash_sign_extended;
+
+use crate::error::{RocksDbUsageError, configured};
+use crate::hash::rocksdb_hash64;
 
 /// Bytes of a FastLocalBloom line (a cache line).
 pub(crate) const LINE_BYTES: usize = 64;
@@ -68,9 +68,6 @@ pub(crate) fn fast_local_may_match(lines: &[u8], num_probes: u8, h: u64) -> bool
     else {
         return true;
     };
-    // A line starts wherever the block does in memory, so it may span two cache lines: fetch both before the
-    // first probe, or a probe of the second half would wait for its miss only after the first half's.
-    prefetch(lines, at + LINE_BYTES - 1);
     let (words, _) = bits.as_chunks::<8>();
     let mut probe = (h >> 32) as u32; // NOTE: the high half is the first probe
     for _ in 0..num_probes {
@@ -101,18 +98,11 @@ fn fastrange32(hash: u32, range: u32) -> u32 {
     ((u64::from(hash) * u64::from(range)) >> 32) as u32 // NOTE: below `range`
 }
 
-/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_match`] reads them. Each line is
-/// fetched a few keys ahead of its writes: in a filter larger than the cache, a write that waits for its line
-/// costs a miss per key, and a few misses in flight cost about one.
+/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_match`] reads them. (No prefetch of
+/// the lines a few keys ahead, as the core's builders do: a prefetch instruction has no safe form on stable Rust,
+/// and this crate has no `unsafe`.)
 fn fast_local_add_all(lines: &mut [u8], num_probes: u8, hashes: &[u64]) {
-    const AHEAD: usize = 8;
-    for (i, &h) in hashes.iter().enumerate() {
-        if let Some(&next) = hashes.get(i + AHEAD)
-            && let Some(at) = line_of(lines, next)
-        {
-            prefetch(lines, at);
-            prefetch(lines, at + LINE_BYTES - 1);
-        }
+    for &h in hashes {
         let Some(bits) = line_of(lines, h)
             .and_then(|at| lines.get_mut(at..))
             .and_then(|rest| rest.first_chunk_mut::<LINE_BYTES>())
@@ -132,7 +122,7 @@ fn fast_local_add_all(lines: &mut [u8], num_probes: u8, hashes: &[u64]) {
 
 /// RocksDB's legacy `BloomHash`: LevelDB's hash with the left-over bytes sign-extended.
 pub(crate) fn legacy_hash(key: &[u8]) -> u32 {
-    murmur1(key, LEGACY_SEED, |b| b as i8 as u32)
+    leveldb_hash_sign_extended(key, LEGACY_SEED)
 }
 
 /// Whether a key whose [`legacy_hash`] is `h` may be in the legacy Bloom filter `lines` of `num_lines` lines of
@@ -176,7 +166,7 @@ pub(crate) fn legacy_may_match(
 /// changes, and which filters of a RocksDB built with glibc's `malloc_usable_size` no other program can predict).
 ///
 /// ```
-/// use sstfilter::rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat};
+/// use sstfilter_rocksdb::{RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat};
 ///
 /// let mut builder = RocksDbBloomBuilder::new(10.0);
 /// for key in [&b"apple"[..], b"banana", b"cherry"] {
@@ -219,8 +209,8 @@ impl RocksDbBloomBuilder {
 
     /// [`new`](Self::new), or an error if `bits_per_key` is not in `1.0..100.0` (RocksDB would silently build no
     /// filter below 0.5 bits per key, a 1-bit one below 1, and a 100-bit one above 100).
-    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
-        let millibits = millibits_per_key("RocksDbBloomBuilder bits_per_key", bits_per_key)?;
+    pub fn try_new(bits_per_key: f64) -> Result<Self, RocksDbUsageError> {
+        let millibits = millibits_per_key("RocksDbBloomBuilder", bits_per_key)?;
         Ok(Self::with_millibits(millibits))
     }
 
@@ -333,19 +323,18 @@ impl RocksDbBloomBuilder {
     }
 }
 
-/// `bits_per_key` in thousandths as RocksDB's policies round it, or the error of `setting` if it is not in
+/// `bits_per_key` in thousandths as RocksDB's policies round it, or the error of `builder` if it is not in
 /// `1.0..100.0` (RocksDB would silently build no filter below 0.5 bits per key, a 1-bit one below 1, and a 100-bit
 /// one above 100).
 pub(crate) fn millibits_per_key(
-    setting: &'static str,
+    builder: &'static str,
     bits_per_key: f64,
-) -> Result<u32, UsageError> {
+) -> Result<u32, RocksDbUsageError> {
     if !BITS_PER_KEY.contains(&bits_per_key) {
-        return Err(UsageError::setting(
-            setting,
-            format!("in {BITS_PER_KEY:?}"),
-            bits_per_key,
-        ));
+        return Err(RocksDbUsageError::BitsPerKey {
+            builder,
+            found: bits_per_key,
+        });
     }
     // RocksDB's rounding, nudged up so that three decimals are read exactly on every platform.
     Ok((bits_per_key * 1000.0 + 0.500001) as u32) // NOTE: 1000..=100000
@@ -354,7 +343,7 @@ pub(crate) fn millibits_per_key(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rocksdb::tests::assert_schema;
+    use crate::tests::assert_schema;
 
     /// The FastLocalBloom filter of the 4-byte little-endian keys `keys` at `bits_per_key` (RocksDB's `Key(i)`),
     /// with `optimize_filters_for_memory` off (RocksDB 7.8.3's default, under which its schema test pins the bytes).
@@ -487,7 +476,7 @@ mod tests {
             let (on, off) = (on.finish(), off.finish());
             assert_eq!(on.len(), off.len(), "{n} keys");
             assert_eq!(on[on.len() - 5..], [0xff, 0, optimized, 0, 0], "{n} keys");
-            let filter = crate::rocksdb::RocksDbFilter::from_verified(&on);
+            let filter = crate::RocksDbFilter::from_verified(&on);
             assert!(keys(n).all(|key| filter.may_match(&key)), "{n} keys");
         }
         // At 10 bits per key 10,000 keys get 12,544 bytes, 10.035 bits per key: still 6 probes. At 10.07 bits 1,000

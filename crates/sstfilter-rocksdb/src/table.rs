@@ -22,8 +22,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::{RocksDbFilter, crc32c};
-use crate::le::LeReader;
+use crate::{RocksDbFilter, crc32c};
 
 /// The block-based table's magic number, the file's last 8 bytes (format version 1 and later).
 const MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
@@ -75,7 +74,7 @@ const BUILTIN_POLICIES: [&str; 7] = [
 /// the footer's checksum-type byte.
 ///
 /// ```
-/// use sstfilter::rocksdb::RocksDbChecksum;
+/// use sstfilter_rocksdb::RocksDbChecksum;
 ///
 /// // CRC32C is stored masked: 0xE3069283, the CRC32C of "123456789", rotated right by 15 bits plus 0xa282ead8.
 /// assert_eq!(RocksDbChecksum::Crc32c.of(b"123456789"), 0xE3069283_u32.rotate_right(15).wrapping_add(0xa282ead8));
@@ -164,7 +163,7 @@ impl fmt::Display for RocksDbBlock {
 /// Why a table, or its filter, could not be read.
 ///
 /// ```
-/// use sstfilter::rocksdb::{RocksDbTable, RocksDbTableError};
+/// use sstfilter_rocksdb::{RocksDbTable, RocksDbTableError};
 ///
 /// let not_a_table = [0u8; 64];
 /// assert_eq!(RocksDbTable::open(&not_a_table).unwrap_err(), RocksDbTableError::NotATable { magic: 0 });
@@ -341,7 +340,7 @@ pub struct RocksDbMetaBlock<'a> {
 /// and the meta-index block, its checksum verified.
 ///
 /// ```no_run
-/// use sstfilter::rocksdb::{RocksDbTable, RocksDbTableFilter};
+/// use sstfilter_rocksdb::{RocksDbTable, RocksDbTableFilter};
 ///
 /// let file = std::fs::read("000042.sst")?;
 /// let table = RocksDbTable::open(&file)?;
@@ -381,25 +380,26 @@ impl<'a> RocksDbTable<'a> {
             let footer = file
                 .last_chunk::<LEGACY_FOOTER_LEN>()
                 .ok_or_else(too_short)?;
-            let handles = LeReader::new(footer)
-                .array::<HANDLES_LEN>()
-                .ok_or_else(too_short)?;
+            let handles = footer.first_chunk::<HANDLES_LEN>().ok_or_else(too_short)?;
             return Self::with_meta_index(
                 file,
                 0,
                 RocksDbChecksum::Crc32c,
                 0,
-                footer_handle(&handles)?,
+                footer_handle(handles)?,
             );
         }
         if magic != MAGIC {
             return Err(RocksDbTableError::NotATable { magic });
         }
         let footer = file.last_chunk::<FOOTER_LEN>().ok_or_else(too_short)?;
-        let mut fields = LeReader::new(footer);
-        let (checksum_byte, part2, version) =
-            (|| Some((fields.u8()?, fields.array::<HANDLES_LEN>()?, fields.u32()?)))()
-                .ok_or_else(too_short)?;
+        let mut fields = footer.as_slice();
+        let (checksum_byte, part2, version) = (|| {
+            let [checksum_byte] = take(&mut fields)?;
+            let part2 = take::<HANDLES_LEN>(&mut fields)?;
+            Some((checksum_byte, part2, u32::from_le_bytes(take(&mut fields)?)))
+        })()
+        .ok_or_else(too_short)?;
         if version > LATEST_FORMAT_VERSION {
             return Err(RocksDbTableError::UnsupportedFormatVersion { version });
         }
@@ -594,7 +594,7 @@ struct Properties {
 /// cuts the prefix of a key it asks the filter about.
 ///
 /// ```
-/// use sstfilter::rocksdb::RocksDbPrefixExtractor;
+/// use sstfilter_rocksdb::RocksDbPrefixExtractor;
 ///
 /// let fixed = RocksDbPrefixExtractor::from_name(b"rocksdb.FixedPrefix.4");
 /// assert_eq!(fixed, Some(RocksDbPrefixExtractor::Fixed(4)));
@@ -1043,18 +1043,18 @@ fn context_footer(
     checksum: RocksDbChecksum,
 ) -> Result<(u32, RocksDbBlockHandle), RocksDbTableError> {
     let bad = |reason| RocksDbTableError::BadFooter { reason };
-    let mut fields = LeReader::new(footer);
+    let mut fields = footer.as_slice();
     // After the checksum type: the extended magic, the footer checksum, the base context checksum, the meta-index
     // size, 16 bytes RocksDB leaves unchecked, and 8 reserved for an incompatible future feature.
     let parsed = (|| {
-        let _checksum_type = fields.u8()?;
+        let [_checksum_type] = take(&mut fields)?;
         Some((
-            fields.array::<4>()?,
-            fields.u32()?,
-            fields.u32()?,
-            fields.u32()?,
-            fields.array::<16>()?,
-            fields.u64()?,
+            take::<4>(&mut fields)?,
+            u32::from_le_bytes(take(&mut fields)?),
+            u32::from_le_bytes(take(&mut fields)?),
+            u32::from_le_bytes(take(&mut fields)?),
+            take::<16>(&mut fields)?,
+            u64::from_le_bytes(take(&mut fields)?),
         ))
     })();
     let (magic, stored, context, meta_index_size, _, reserved) = parsed.ok_or(bad("truncated"))?;
@@ -1111,6 +1111,14 @@ fn malformed(block: RocksDbBlock, offset: u64, reason: &'static str) -> RocksDbT
         offset,
         reason,
     }
+}
+
+/// The next `N` bytes of `input`, consumed: a fixed-size field (little-endian where it is a number); `None` if
+/// fewer remain.
+fn take<const N: usize>(input: &mut &[u8]) -> Option<[u8; N]> {
+    let (field, rest) = input.split_first_chunk::<N>()?;
+    *input = rest;
+    Some(*field)
 }
 
 /// A block handle (two varints: offset, size), consumed from `input`.
@@ -1392,7 +1400,7 @@ impl<'a> Iterator for Entries<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rocksdb::{RocksDbBloomBuilder, RocksDbFilterFormat};
+    use crate::{RocksDbBloomBuilder, RocksDbFilterFormat};
 
     fn put_varint(out: &mut Vec<u8>, mut v: u64) {
         while v >= 0x80 {

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use sstfilter::rocksdb::{
+use sstfilter_rocksdb::{
     RocksDbBloomBuilder, RocksDbFilter, RocksDbFilterFormat, RocksDbRibbonBuilder,
 };
 

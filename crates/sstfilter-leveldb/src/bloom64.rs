@@ -1,20 +1,18 @@
-//! [`Bloom64Policy`]: LevelDB's filter bytes (bit array, then the probe count) with this crate's 64-bit key
+//! [`Bloom64Policy`]: LevelDB's filter bytes (bit array, then the probe count) with sstfilter's 64-bit key
 //! hash and the optimal probe count, for stores that keep LevelDB's small per-2 KiB filters.
 
-use super::bloom_bits::{self, BitPlacement, MAX_PROBES};
-use crate::error::UsageError;
-use crate::error::configured;
-use crate::hash::key_hash;
-use crate::math::{fastrange64, splitmix64};
-use crate::policy::check_bits_per_key;
-use crate::sizing::rates::optimal_bloom_probes;
+use sstfilter::sizing::FilterModel;
+use sstfilter::{MAX_BITS_PER_KEY, key_hash};
+
+use crate::bloom_bits::{self, BitPlacement, MAX_PROBES};
+use crate::error::{LevelDbUsageError, configured};
 
 /// A standard Bloom filter in LevelDB's filter bytes, built on [`key_hash`] (xxh3-64) instead of LevelDB's 32-bit
 /// hash, with the optimal probe count `round(ln 2 · bits_per_key)` instead of LevelDB's `floor(0.69 ·
 /// bits_per_key)`.
 ///
 /// LevelDB-format tables (rusty-leveldb's, LevelDB's) keep one filter per 2 KiB of data-block offsets, about 35
-/// keys for 100-byte values: too small for this crate's blocks, whose 36-byte trailer alone is 8 bits per key
+/// keys for 100-byte values: too small for sstfilter's blocks, whose 36-byte trailer alone is 8 bits per key
 /// there. This policy writes exactly LevelDB's number of bytes for the same bits per key (`max(64, n · bits)`
 /// bits rounded up to bytes, plus the probe-count byte) and spends them better: at 10 bits/key its measured
 /// false-positive rate is about 0.85 times `leveldb.BuiltinBloomFilter2`'s (BENCHMARKS.md, "Reads avoided").
@@ -33,7 +31,7 @@ use crate::sizing::rates::optimal_bloom_probes;
 /// passes it only beyond 43 bits per key, where writers clamp it).
 ///
 /// ```
-/// use sstfilter::leveldb::Bloom64Policy;
+/// use sstfilter_leveldb::Bloom64Policy;
 ///
 /// let policy = Bloom64Policy::new(10.0);
 /// let filter = policy.create_filter(&[b"apple", b"banana"]);
@@ -54,8 +52,8 @@ impl Bloom64Policy {
     /// A policy spending `bits_per_key` bits per key.
     ///
     /// # Panics
-    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY). Use
-    /// [`try_new`](Self::try_new) for untrusted configuration.
+    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`]. Use [`try_new`](Self::try_new) for
+    /// untrusted configuration.
     #[must_use]
     #[track_caller]
     pub fn new(bits_per_key: f64) -> Self {
@@ -63,9 +61,19 @@ impl Bloom64Policy {
     }
 
     /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
-    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
-        let bits_per_key = check_bits_per_key("Bloom64Policy bits_per_key", bits_per_key)?;
-        let probes = optimal_bloom_probes(bits_per_key).min(u32::from(MAX_PROBES));
+    pub fn try_new(bits_per_key: f64) -> Result<Self, LevelDbUsageError> {
+        // The rule every Bloom policy of the core applies: below 1 bit per key a filter is useless.
+        if !(1.0..=MAX_BITS_PER_KEY).contains(&bits_per_key) {
+            return Err(LevelDbUsageError::BitsPerKey {
+                policy: "Bloom64Policy",
+                min: 1.0,
+                max: MAX_BITS_PER_KEY,
+                found: bits_per_key,
+            });
+        }
+        // NOTE: the standard Bloom filter's probe count is always given (`Some`), and at least 1.
+        let optimal = FilterModel::StandardBloom.probes(bits_per_key).unwrap_or(1);
+        let probes = optimal.min(u32::from(MAX_PROBES));
         Ok(Bloom64Policy {
             bits_per_key,
             // NOTE: `probes` is 1..=30, so the conversion cannot fail.
@@ -103,12 +111,30 @@ impl BitPlacement for Bloom64Policy {
     }
 }
 
+/// Maps a 64-bit hash uniformly onto `0..n` without a division: the high half of the 128-bit product (Lemire's
+/// "fastrange", widened). Returns 0 when `n == 0`.
+#[inline]
+const fn fastrange64(hash: u64, n: u64) -> u64 {
+    ((hash as u128 * n as u128) >> 64) as u64
+}
+
+/// The `i`-th output of splitmix64 seeded with `seed` (Steele, Lea & Flood, 2014): the finalizer of
+/// `seed + i·0x9E3779B97F4A7C15`. For a fixed seed, distinct `i` give distinct inputs and the finalizer is a
+/// bijection, so the outputs never repeat; they are statistically independent enough to serve as probe hashes.
+#[inline]
+const fn splitmix64(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kind::standard_bloom::StandardBloomParams;
-    use crate::leveldb::LevelDbBloomPolicy;
+    use crate::LevelDbBloomPolicy;
     use proptest::prelude::*;
+    use sstfilter::StandardBloomParams;
 
     fn keys(prefix: &str, n: usize) -> Vec<Vec<u8>> {
         (0..n)
@@ -184,7 +210,7 @@ mod tests {
     /// The point of the policy: on LevelDB-sized filters (35 keys, 352 bits), a lower false-positive rate than
     /// LevelDB's at the same bytes; the issue's target is at most 0.9 times LevelDB's rate. And the reason for
     /// independent probes: double hashing, at the same bits, hash and probe count, does measurably worse.
-    /// `cargo test --release -p sstfilter --lib beats_leveldb -- --nocapture` prints the three rates.
+    /// `cargo test --release -p sstfilter-leveldb --lib beats_leveldb -- --nocapture` prints the three rates.
     #[test]
     fn beats_leveldb_bloom_on_small_filters_at_equal_bytes() {
         let ours = Bloom64Policy::new(10.0);
