@@ -20,11 +20,11 @@ fuzz_target!(|data: &[u8]| {
     }
     // Offsets at every scale, including past any filter and past any shift.
     for offset in [0u64, 1, 2047, 2048, 4096, 1 << 20, 1 << 40, u64::MAX] {
-        let _ = reader.key_may_match(offset, data.get(..8).unwrap_or(data));
+        let _ = reader.may_contain(offset, data.get(..8).unwrap_or(data));
     }
-    let _ = policy.key_may_match(b"key", data);
-    let _ = Bloom64Policy::new(10.0).key_may_match(b"key", data);
-    let _ = LevelDbFilterBlockReader::new(data, Bloom64Policy::new(10.0)).key_may_match(0, b"key");
+    let _ = policy.may_contain(b"key", data);
+    let _ = Bloom64Policy::new(10.0).may_contain(b"key", data);
+    let _ = LevelDbFilterBlockReader::new(data, Bloom64Policy::new(10.0)).may_contain(0, b"key");
 
     let keys: Vec<Vec<u8>> = data.chunks(3).take(200).map(<[u8]>::to_vec).collect();
     let (leveldb_bits, bloom64_halves) = match data {

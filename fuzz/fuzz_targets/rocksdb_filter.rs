@@ -37,9 +37,9 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(len as usize + 5, data.len());
     }
     for key in data.chunks(7).take(64) {
-        let _ = filter.may_match(key);
+        let _ = filter.may_contain(key);
     }
-    let _ = filter.may_match(b"");
+    let _ = filter.may_contain(b"");
 
     let keys: Vec<Vec<u8>> = data.chunks(3).take(200).map(<[u8]>::to_vec).collect();
     if let Some(&halves) = data.first() {

@@ -21,13 +21,13 @@ fuzz_target!(|data: &[u8]| {
     let _ = filter.policy();
     let _ = filter.prefix_extractor();
     for key in data.chunks(9).take(32) {
-        let _ = (filter.may_match(key), filter.may_contain_prefix(key));
+        let _ = (filter.may_contain(key), filter.may_contain_prefix(key));
     }
     if let RocksDbTableFilter::Partitioned(partitioned) = &filter {
         let _ = (partitioned.len(), partitioned.whole_keys());
         for partition in partitioned.partitions().take(64) {
             if let Ok(filter) = partition.filter {
-                let _ = filter.may_match(&partition.separator);
+                let _ = filter.may_contain(&partition.separator);
             }
         }
     }

@@ -218,7 +218,7 @@ fn assert_rocksdb_finds_all(what: &str, block: &[u8], keys: &[Vec<u8>]) {
         other => panic!("{what}: RocksDB would read {other:?}"),
     }
     for key in keys {
-        assert!(filter.may_match(key), "{what}: lost {key:?}");
+        assert!(filter.may_contain(key), "{what}: lost {key:?}");
     }
 }
 
@@ -373,7 +373,7 @@ pub fn assert_leveldb_finds_all<P: LevelDbFilterPolicy + Copy>(
     let mut filter = Vec::new();
     policy.append_filter(&key_refs, &mut filter);
     for key in &key_refs {
-        assert!(policy.key_may_match(key, &filter), "{what}: lost {key:?}");
+        assert!(policy.may_contain(key, &filter), "{what}: lost {key:?}");
     }
     let mut builder = LevelDbFilterBlockBuilder::new(policy);
     let mut offsets: Vec<u64> = (0..keys.len().div_ceil(50) as u64)
@@ -393,7 +393,7 @@ pub fn assert_leveldb_finds_all<P: LevelDbFilterPolicy + Copy>(
     for (chunk, &offset) in keys.chunks(50).zip(&offsets) {
         for key in chunk {
             assert!(
-                reader.key_may_match(offset, key),
+                reader.may_contain(offset, key),
                 "{what}: the filter block lost {key:?}"
             );
         }

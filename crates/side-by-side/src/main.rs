@@ -178,7 +178,7 @@ impl<B: AsRef<[u8]>> Asked for FilterBlock<B> {
 
 impl Asked for RocksDbFilter<'_> {
     fn may_contain(&self, key: &[u8]) -> bool {
-        self.may_match(key)
+        RocksDbFilter::may_contain(self, key)
     }
     fn may_contain_batch(&self, _keys: &[&[u8]], _out: &mut [bool]) -> bool {
         false

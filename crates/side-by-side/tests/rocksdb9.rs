@@ -283,10 +283,10 @@ fn default_filters_are_rocksdb9_bytes() {
             setting_matters += usize::from(policy.build(!optimized, keys) != block);
         }
         let filter = table.filter().unwrap().unwrap();
-        assert!(job.keys.iter().all(|k| filter.may_match(k)), "{what}");
+        assert!(job.keys.iter().all(|k| filter.may_contain(k)), "{what}");
         for (probe, theirs) in job.probes.iter().zip(answers) {
             if let Some(theirs) = theirs.get {
-                assert_eq!(filter.may_match(probe), theirs, "{what}: {probe:x?}");
+                assert_eq!(filter.may_contain(probe), theirs, "{what}: {probe:x?}");
                 asked += 1;
             }
         }
@@ -487,7 +487,7 @@ fn rocksdb9_tables_are_read_and_answer_as_rocksdb9() {
             }
         }
         for key in &job.keys {
-            assert!(filter.may_match(key), "{what}: lost {key:x?}");
+            assert!(filter.may_contain(key), "{what}: lost {key:x?}");
             assert!(
                 filter.may_contain_prefix(key),
                 "{what}: lost the prefix of {key:x?}"
@@ -501,7 +501,7 @@ fn rocksdb9_tables_are_read_and_answer_as_rocksdb9() {
         for (probe, asked) in job.probes.iter().zip(answers) {
             if let Some(theirs) = asked.get {
                 let ours = if contents.whole_keys() {
-                    filter.may_match(probe)
+                    filter.may_contain(probe)
                 } else {
                     filter.may_contain_prefix(probe)
                 };

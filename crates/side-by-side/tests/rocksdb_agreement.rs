@@ -79,12 +79,12 @@ fn agree(
     let ours = RocksDbFilter::from_verified(filter);
     for k in keys {
         assert!(
-            ours.may_match(k),
+            ours.may_contain(k),
             "{what}: a present key answered no match: {k:x?}"
         );
     }
     for (q, &t) in queries.iter().zip(theirs) {
-        assert_eq!(ours.may_match(q), t, "{what}: {q:x?}");
+        assert_eq!(ours.may_contain(q), t, "{what}: {q:x?}");
     }
     (ours.format(), theirs.iter().filter(|&&t| t).count())
 }
@@ -421,7 +421,7 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
         let ours = RocksDbFilter::from_verified(block);
         for (q, &t) in queries.iter().zip(answers) {
             assert_eq!(
-                ours.may_match(q),
+                ours.may_contain(q),
                 t == 1,
                 "{:?} of {} bytes: {q:x?}",
                 ours.format(),

@@ -147,11 +147,11 @@ fn check_table(file: &[u8], config: Config, keys: &[Vec<u8>], queries: &[Vec<u8>
     }
     for key in keys {
         assert!(
-            filter.may_match(key),
+            filter.may_contain(key),
             "{what}: a key of the table answered no match: {key:x?}"
         );
     }
-    queries.iter().map(|q| filter.may_match(q)).collect()
+    queries.iter().map(|q| filter.may_contain(q)).collect()
 }
 
 const CHECKSUMS: [u8; 5] = [0, 1, 2, 3, 4];

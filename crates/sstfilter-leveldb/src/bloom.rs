@@ -37,7 +37,7 @@ const BLOOM_SEED: u32 = 0xbc9f_1d34;
 ///
 /// let policy = LevelDbBloomPolicy::new(10);
 /// let filter = policy.create_filter(&[b"apple", b"banana"]);
-/// assert!(policy.key_may_match(b"apple", &filter));
+/// assert!(policy.may_contain(b"apple", &filter));
 /// assert_eq!(filter.last(), Some(&6)); // k = floor(10 · 0.69)
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -178,8 +178,8 @@ mod tests {
         let policy = LevelDbBloomPolicy::new(10);
         let filter = policy.create_filter(&[]);
         assert_eq!(filter, [0, 0, 0, 0, 0, 0, 0, 0, 6]);
-        assert!(!policy.key_may_match(b"hello", &filter));
-        assert!(!policy.key_may_match(b"world", &filter));
+        assert!(!policy.may_contain(b"hello", &filter));
+        assert!(!policy.may_contain(b"world", &filter));
     }
 
     #[test]
@@ -187,10 +187,10 @@ mod tests {
         // bloom_test.cc Small.
         let policy = LevelDbBloomPolicy::new(10);
         let filter = policy.create_filter(&[b"hello", b"world"]);
-        assert!(policy.key_may_match(b"hello", &filter));
-        assert!(policy.key_may_match(b"world", &filter));
-        assert!(!policy.key_may_match(b"x", &filter));
-        assert!(!policy.key_may_match(b"foo", &filter));
+        assert!(policy.may_contain(b"hello", &filter));
+        assert!(policy.may_contain(b"world", &filter));
+        assert!(!policy.may_contain(b"x", &filter));
+        assert!(!policy.may_contain(b"foo", &filter));
     }
 
     #[test]
@@ -209,12 +209,12 @@ mod tests {
             );
             for key in keys(length) {
                 assert!(
-                    policy.key_may_match(&key, &filter),
+                    policy.may_contain(&key, &filter),
                     "length {length}: lost {key:?}"
                 );
             }
             let fp = (0..10_000u32)
-                .filter(|i| policy.key_may_match(&(i + 1_000_000_000).to_le_bytes(), &filter))
+                .filter(|i| policy.may_contain(&(i + 1_000_000_000).to_le_bytes(), &filter))
                 .count();
             let rate = fp as f64 / 10_000.0;
             assert!(rate <= 0.02, "length {length}: FPR {rate}");
@@ -242,15 +242,12 @@ mod tests {
         let mut filter = policy.create_filter(&[b"a", b"b"]);
         for k in 31..=255u8 {
             *filter.last_mut().unwrap() = k;
-            assert!(policy.key_may_match(b"absent", &filter), "k = {k}");
+            assert!(policy.may_contain(b"absent", &filter), "k = {k}");
         }
         *filter.last_mut().unwrap() = 0;
-        assert!(
-            policy.key_may_match(b"absent", &filter),
-            "k = 0 tests no bit"
-        );
+        assert!(policy.may_contain(b"absent", &filter), "k = 0 tests no bit");
         for short in [&[][..], &[0], &[6], &[255]] {
-            assert!(policy.key_may_match(b"absent", short), "{short:?}");
+            assert!(policy.may_contain(b"absent", short), "{short:?}");
         }
     }
 }

@@ -35,7 +35,7 @@ use crate::error::{LevelDbUsageError, configured};
 ///
 /// let policy = Bloom64Policy::new(10.0);
 /// let filter = policy.create_filter(&[b"apple", b"banana"]);
-/// assert!(policy.key_may_match(b"apple", &filter));
+/// assert!(policy.may_contain(b"apple", &filter));
 /// assert_eq!(filter.len(), 8 + 1); // the 64-bit minimum and the probe count, as LevelDB
 /// assert_eq!(filter.last(), Some(&7)); // round(10 · ln 2)
 /// ```
@@ -183,10 +183,10 @@ mod tests {
             if let Some(last) = filter.last_mut() {
                 *last = probes;
             }
-            assert!(policy.key_may_match(b"absent", &filter), "{probes} probes");
+            assert!(policy.may_contain(b"absent", &filter), "{probes} probes");
         }
-        assert!(policy.key_may_match(b"absent", &[]));
-        assert!(policy.key_may_match(b"absent", &[7]));
+        assert!(policy.may_contain(b"absent", &[]));
+        assert!(policy.may_contain(b"absent", &[7]));
     }
 
     /// Bloom64's sizes and hash with double hashing (`h + i·rotl(h, 32)`, StandardBloom's probing) instead of
@@ -226,13 +226,13 @@ mod tests {
             bloom_bits::append_filter(&double, refs(&present), &mut c);
             assert_eq!((a.len(), c.len()), (b.len(), b.len()));
             for key in &present {
-                assert!(ours.key_may_match(key, &a));
+                assert!(ours.may_contain(key, &a));
             }
             for absent in keys(&format!("abs:{filter_no:06}:"), 1000) {
-                false_positives[0] += u64::from(ours.key_may_match(&absent, &a));
-                false_positives[1] += u64::from(leveldb.key_may_match(&absent, &b));
+                false_positives[0] += u64::from(ours.may_contain(&absent, &a));
+                false_positives[1] += u64::from(leveldb.may_contain(&absent, &b));
                 false_positives[2] +=
-                    u64::from(bloom_bits::key_may_match::<DoubleHashed>(&absent, &c));
+                    u64::from(bloom_bits::may_contain::<DoubleHashed>(&absent, &c));
                 queries += 1;
             }
         }
@@ -261,13 +261,13 @@ mod tests {
             let policy = Bloom64Policy::new(bits);
             let filter = policy.create_filter(&refs(&keys));
             for key in &keys {
-                prop_assert!(policy.key_may_match(key, &filter));
+                prop_assert!(policy.may_contain(key, &filter));
             }
         }
 
         #[test]
         fn any_bytes_are_answered_without_panic(filter in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let _ = Bloom64Policy::new(10.0).key_may_match(b"key", &filter);
+            let _ = Bloom64Policy::new(10.0).may_contain(b"key", &filter);
         }
     }
 }

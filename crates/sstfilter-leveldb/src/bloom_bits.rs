@@ -63,8 +63,9 @@ macro_rules! shared_methods {
             /// can be read; one whose probe-count byte is reserved (0, or above 30) or that is shorter than 2
             /// bytes answers `true`.
             #[must_use]
-            pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-                bloom_bits::key_may_match::<Self>(key, filter)
+            #[doc(alias("KeyMayMatch", "key_may_match"))]
+            pub fn may_contain(&self, key: &[u8], filter: &[u8]) -> bool {
+                bloom_bits::may_contain::<Self>(key, filter)
             }
         }
     };
@@ -120,7 +121,7 @@ where
 /// Whether `key` may be one of the keys `filter` was built from: all its probed bits are set. Needs nothing
 /// but the filter, which carries its own probe count. A filter shorter than 2 bytes (never written) or with an
 /// unusable probe count answers "may match".
-pub(crate) fn key_may_match<L: BitPlacement>(key: &[u8], filter: &[u8]) -> bool {
+pub(crate) fn may_contain<L: BitPlacement>(key: &[u8], filter: &[u8]) -> bool {
     let Some((&num_probes, bits)) = filter.split_last() else {
         return true;
     };
@@ -145,8 +146,8 @@ macro_rules! bloom_bits_filter_policy {
                 append_filter(self, keys.iter().copied(), out);
             }
 
-            fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-                key_may_match::<$policy>(key, filter)
+            fn may_contain(&self, key: &[u8], filter: &[u8]) -> bool {
+                may_contain::<$policy>(key, filter)
             }
         }
     };

@@ -49,8 +49,8 @@ const FOOTER_LEN: usize = 5;
 /// let block = builder.finish()?;
 ///
 /// let reader = LevelDbFilterBlockReader::new(&block[..], LevelDbBloomPolicy::new(10));
-/// assert!(reader.key_may_match(0, b"apple"));
-/// assert!(reader.key_may_match(4096, b"banana"));
+/// assert!(reader.may_contain(0, b"apple"));
+/// assert!(reader.may_contain(4096, b"banana"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -160,7 +160,7 @@ fn offset_u32(len: usize) -> Result<u32, LevelDbUsageError> {
 /// // LevelDB's filter block for a table with no keys.
 /// let reader = LevelDbFilterBlockReader::new(&b"\x00\x00\x00\x00\x0b"[..], LevelDbBloomPolicy::new(10));
 /// assert_eq!(reader.num_filters(), 0);
-/// assert!(reader.key_may_match(0, b"anything")); // no filter: may match
+/// assert!(reader.may_contain(0, b"anything")); // no filter: may match
 /// ```
 #[derive(Debug, Clone)]
 pub struct LevelDbFilterBlockReader<B, P> {
@@ -227,7 +227,8 @@ impl<B: AsRef<[u8]>, P: LevelDbFilterPolicy> LevelDbFilterBlockReader<B, P> {
     /// Whether `key` may be in the data block that starts at file offset `block_offset`. `false` means it
     /// certainly is not.
     #[must_use]
-    pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
+    #[doc(alias("KeyMayMatch", "key_may_match"))]
+    pub fn may_contain(&self, block_offset: u64, key: &[u8]) -> bool {
         let Some(offsets) = self.offsets else {
             return true;
         };
@@ -235,7 +236,7 @@ impl<B: AsRef<[u8]>, P: LevelDbFilterPolicy> LevelDbFilterBlockReader<B, P> {
             return true; // base lg >= 64: not a block LevelDB could have written
         };
         match usize::try_from(index).ok().and_then(|i| self.filter(i)) {
-            Some(filter) if !filter.is_empty() => self.policy.key_may_match(key, filter),
+            Some(filter) if !filter.is_empty() => self.policy.may_contain(key, filter),
             _ => true,
         }
     }
@@ -287,7 +288,7 @@ mod tests {
                 out.extend_from_slice(&leveldb_hash(key, 1).to_le_bytes());
             }
         }
-        fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        fn may_contain(&self, key: &[u8], filter: &[u8]) -> bool {
             let h = leveldb_hash(key, 1).to_le_bytes();
             filter.chunks_exact(4).any(|w| w == h)
         }
@@ -301,8 +302,8 @@ mod tests {
             .unwrap();
         assert_eq!(block, b"\x00\x00\x00\x00\x0b");
         let reader = LevelDbFilterBlockReader::new(&block[..], TestHashFilter);
-        assert!(reader.key_may_match(0, b"foo"));
-        assert!(reader.key_may_match(100_000, b"foo"));
+        assert!(reader.may_contain(0, b"foo"));
+        assert!(reader.may_contain(100_000, b"foo"));
     }
 
     #[test]
@@ -320,10 +321,10 @@ mod tests {
         let block = builder.finish().unwrap();
         let reader = LevelDbFilterBlockReader::new(&block[..], TestHashFilter);
         for key in [&b"foo"[..], b"bar", b"box", b"hello"] {
-            assert!(reader.key_may_match(100, key));
+            assert!(reader.may_contain(100, key));
         }
-        assert!(!reader.key_may_match(100, b"missing"));
-        assert!(!reader.key_may_match(100, b"other"));
+        assert!(!reader.may_contain(100, b"missing"));
+        assert!(!reader.may_contain(100, b"other"));
     }
 
     #[test]
@@ -343,24 +344,24 @@ mod tests {
         let reader = LevelDbFilterBlockReader::new(&block[..], TestHashFilter);
         assert_eq!(reader.num_filters(), 5);
 
-        assert!(reader.key_may_match(0, b"foo"));
-        assert!(reader.key_may_match(2000, b"bar"));
-        assert!(!reader.key_may_match(0, b"box"));
-        assert!(!reader.key_may_match(0, b"hello"));
+        assert!(reader.may_contain(0, b"foo"));
+        assert!(reader.may_contain(2000, b"bar"));
+        assert!(!reader.may_contain(0, b"box"));
+        assert!(!reader.may_contain(0, b"hello"));
 
-        assert!(reader.key_may_match(3100, b"box"));
-        assert!(!reader.key_may_match(3100, b"foo"));
-        assert!(!reader.key_may_match(3100, b"bar"));
-        assert!(!reader.key_may_match(3100, b"hello"));
+        assert!(reader.may_contain(3100, b"box"));
+        assert!(!reader.may_contain(3100, b"foo"));
+        assert!(!reader.may_contain(3100, b"bar"));
+        assert!(!reader.may_contain(3100, b"hello"));
 
         // Third filter (4096..6144) is empty: LevelDB says "no"; no data block starts there, and we say "may".
         assert_eq!(reader.filter(2), Some(&[][..]));
-        assert!(reader.key_may_match(4100, b"foo"));
+        assert!(reader.may_contain(4100, b"foo"));
 
-        assert!(reader.key_may_match(9000, b"box"));
-        assert!(reader.key_may_match(9000, b"hello"));
-        assert!(!reader.key_may_match(9000, b"foo"));
-        assert!(!reader.key_may_match(9000, b"bar"));
+        assert!(reader.may_contain(9000, b"box"));
+        assert!(reader.may_contain(9000, b"hello"));
+        assert!(!reader.may_contain(9000, b"foo"));
+        assert!(!reader.may_contain(9000, b"bar"));
     }
 
     #[test]
@@ -398,7 +399,7 @@ mod tests {
         builder.start_block(4500).unwrap();
         let block = builder.finish().unwrap();
         let reader = LevelDbFilterBlockReader::new(&block[..], TestHashFilter);
-        assert!(reader.key_may_match(5000, b"k"));
+        assert!(reader.may_contain(5000, b"k"));
     }
 
     #[test]
@@ -410,11 +411,11 @@ mod tests {
         let good = builder.finish().unwrap();
         let good_reader = LevelDbFilterBlockReader::new(&good[..], policy);
         assert!(
-            !good_reader.key_may_match(0, b"absent"),
+            !good_reader.may_contain(0, b"absent"),
             "test needs a key the filter rejects"
         );
         assert!(
-            good_reader.key_may_match(2048, b"absent"),
+            good_reader.may_contain(2048, b"absent"),
             "past the last filter"
         );
 
@@ -452,7 +453,7 @@ mod tests {
         for (i, block) in damaged.iter().enumerate() {
             let reader = LevelDbFilterBlockReader::new(&block[..], policy);
             assert!(
-                reader.key_may_match(0, b"absent"),
+                reader.may_contain(0, b"absent"),
                 "damaged block {i}: {block:02x?}"
             );
         }

@@ -69,7 +69,8 @@ pub trait LevelDbFilterPolicy {
 
     /// Whether `key` may be one of the keys `filter` was built from. Must answer `true` for any key that was, and
     /// must not panic on any bytes.
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool;
+    #[doc(alias("KeyMayMatch", "key_may_match"))]
+    fn may_contain(&self, key: &[u8], filter: &[u8]) -> bool;
 }
 
 impl<P: LevelDbFilterPolicy + ?Sized> LevelDbFilterPolicy for &P {
@@ -79,7 +80,7 @@ impl<P: LevelDbFilterPolicy + ?Sized> LevelDbFilterPolicy for &P {
     fn append_filter(&self, keys: &[&[u8]], out: &mut Vec<u8>) {
         (**self).append_filter(keys, out);
     }
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        (**self).key_may_match(key, filter)
+    fn may_contain(&self, key: &[u8], filter: &[u8]) -> bool {
+        (**self).may_contain(key, filter)
     }
 }

@@ -38,7 +38,7 @@ proptest! {
         prop_assert_eq!(&our_filter, &theirs.create_filter(&buf, &offsets));
         prop_assert_eq!(our_filter.len(), ours.filter_len(keys.len()));
         for k in &keys {
-            prop_assert!(ours.key_may_match(k, &our_filter), "lost {:?}", k);
+            prop_assert!(ours.may_contain(k, &our_filter), "lost {:?}", k);
         }
     }
 
@@ -53,7 +53,7 @@ proptest! {
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let filter = ours.create_filter(&refs);
         for probe in probes.iter().chain(&keys) {
-            prop_assert_eq!(ours.key_may_match(probe, &filter), theirs.key_may_match(probe, &filter));
+            prop_assert_eq!(ours.may_contain(probe, &filter), theirs.key_may_match(probe, &filter));
         }
     }
 
@@ -67,7 +67,7 @@ proptest! {
         let ours = LevelDbBloomPolicy::new(10);
         let theirs = rusty_leveldb::BloomPolicy::new(10);
         for probe in &probes {
-            prop_assert_eq!(ours.key_may_match(probe, &filter), theirs.key_may_match(probe, &filter));
+            prop_assert_eq!(ours.may_contain(probe, &filter), theirs.key_may_match(probe, &filter));
         }
     }
 }
@@ -211,7 +211,7 @@ mod real_tables {
             assert!(reader.num_filters() > 1);
             for (offset, key) in &user_keys {
                 assert!(
-                    reader.key_may_match(*offset, key),
+                    reader.may_contain(*offset, key),
                     "{}: lost {key:?}",
                     path.display()
                 );

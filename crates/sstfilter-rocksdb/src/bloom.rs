@@ -58,7 +58,7 @@ pub(crate) const fn choose_num_probes(millibits: u32) -> u8 {
 /// a line, or too long for RocksDB's 32-bit length, answers "may match" (RocksDB would read out of bounds or
 /// truncate the length).
 #[inline]
-pub(crate) fn fast_local_may_match(lines: &[u8], num_probes: u8, h: u64) -> bool {
+pub(crate) fn fast_local_may_contain(lines: &[u8], num_probes: u8, h: u64) -> bool {
     let Some(at) = line_of(lines, h) else {
         return true;
     };
@@ -98,7 +98,7 @@ fn fastrange32(hash: u32, range: u32) -> u32 {
     ((u64::from(hash) * u64::from(range)) >> 32) as u32 // NOTE: below `range`
 }
 
-/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_match`] reads them. (No prefetch of
+/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_contain`] reads them. (No prefetch of
 /// the lines a few keys ahead, as the core's builders do: a prefetch instruction has no safe form on stable Rust,
 /// and this crate has no `unsafe`.)
 fn fast_local_add_all(lines: &mut [u8], num_probes: u8, hashes: &[u64]) {
@@ -128,7 +128,7 @@ pub(crate) fn legacy_hash(key: &[u8]) -> u32 {
 /// Whether a key whose [`legacy_hash`] is `h` may be in the legacy Bloom filter `lines` of `num_lines` lines of
 /// `2^log2_line_bytes` bytes with `num_probes` probes (the layout [`super::RocksDbFilter`] validated: the lines
 /// fill `lines` exactly).
-pub(crate) fn legacy_may_match(
+pub(crate) fn legacy_may_contain(
     lines: &[u8],
     num_probes: u8,
     num_lines: u32,
@@ -177,7 +177,7 @@ pub(crate) fn legacy_may_match(
 /// let filter = RocksDbFilter::from_verified(&block);
 /// // One 64-byte line for three keys: 170 bits per key, whose probe count is 24 (RocksDB 9's default).
 /// assert!(matches!(filter.format(), RocksDbFilterFormat::FastLocalBloom { num_probes: 24, .. }));
-/// assert!(filter.may_match(b"banana"));
+/// assert!(filter.may_contain(b"banana"));
 /// // RocksDB 7.8.3's default: the probe count of the configured 10 bits per key.
 /// let builder = builder.with_optimize_filters_for_memory(false);
 /// let filter_block = builder.finish();
@@ -477,7 +477,7 @@ mod tests {
             assert_eq!(on.len(), off.len(), "{n} keys");
             assert_eq!(on[on.len() - 5..], [0xff, 0, optimized, 0, 0], "{n} keys");
             let filter = crate::RocksDbFilter::from_verified(&on);
-            assert!(keys(n).all(|key| filter.may_match(&key)), "{n} keys");
+            assert!(keys(n).all(|key| filter.may_contain(&key)), "{n} keys");
         }
         // At 10 bits per key 10,000 keys get 12,544 bytes, 10.035 bits per key: still 6 probes. At 10.07 bits 1,000
         // keys get 10.24 bits and 7 probes, where the configured 10.07 bits give 6.

@@ -160,20 +160,21 @@ impl<'a> RocksDbFilter<'a> {
     /// (`FilterBitsReader::MayMatch`), "no match" only where RocksDB would say it too.
     #[must_use]
     #[inline]
-    pub fn may_match(&self, key: &[u8]) -> bool {
+    #[doc(alias("MayMatch", "may_match"))]
+    pub fn may_contain(&self, key: &[u8]) -> bool {
         match self.format {
             RocksDbFilterFormat::Empty => false,
             RocksDbFilterFormat::FastLocalBloom { num_probes, .. } => {
-                bloom::fast_local_may_match(self.data, num_probes, rocksdb_hash64(key))
+                bloom::fast_local_may_contain(self.data, num_probes, rocksdb_hash64(key))
             }
             RocksDbFilterFormat::Ribbon { .. } => self
                 .ribbon
-                .is_none_or(|prepared| prepared.may_match(self.data, rocksdb_hash64(key))),
+                .is_none_or(|prepared| prepared.may_contain(self.data, rocksdb_hash64(key))),
             RocksDbFilterFormat::LegacyBloom {
                 num_probes,
                 num_lines,
                 line_bytes,
-            } => bloom::legacy_may_match(
+            } => bloom::legacy_may_contain(
                 self.data,
                 num_probes,
                 num_lines,
@@ -293,7 +294,7 @@ mod tests {
         assert_eq!(bloom::legacy_hash(block), hash, "{what}");
         let filter = RocksDbFilter::from_verified(block);
         let found: Vec<String> = (0..1_000_000u32)
-            .filter(|i| filter.may_match(&(i + 1_000_000).to_le_bytes()))
+            .filter(|i| filter.may_contain(&(i + 1_000_000).to_le_bytes()))
             .take(fps.split(',').count())
             .map(|i| i.to_string())
             .collect();
@@ -317,7 +318,7 @@ mod tests {
     fn packed_matches(block: &[u8]) -> u64 {
         let filter = RocksDbFilter::from_verified(block);
         (0..64u32)
-            .filter(|i| filter.may_match(&(i + 12345).to_le_bytes()))
+            .filter(|i| filter.may_contain(&(i + 12345).to_le_bytes()))
             .fold(0, |acc, i| acc | 1 << i)
     }
 
@@ -345,7 +346,7 @@ mod tests {
     fn corrupt_and_reserved_metadata_answer_as_rocksdb_does() {
         let ask = |block: &[u8]| {
             let filter = RocksDbFilter::from_verified(block);
-            [filter.may_match(b"hello"), filter.may_match(b"world")]
+            [filter.may_contain(b"hello"), filter.may_contain(b"world")]
         };
         for fill in [0u8, 0xff] {
             let bits = fill == 0xff;
@@ -413,7 +414,7 @@ mod tests {
         let sparse = raw(128, 5000 << 8 | 123, 254, Some(0));
         assert_eq!(ask(&sparse), [true; 2]);
         let filter = RocksDbFilter::from_verified(&sparse);
-        assert!((0..1000).any(|i| !filter.may_match(i.to_string().as_bytes())));
+        assert!((0..1000).any(|i| !filter.may_contain(i.to_string().as_bytes())));
         for blocks in [0, 1] {
             assert_eq!(ask(&raw(128, blocks << 8 | 123, 254, Some(0))), [true; 2]);
         }

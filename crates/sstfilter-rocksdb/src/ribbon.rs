@@ -46,9 +46,9 @@ const COEFF_XOR: u64 = 0xc367_844a_6e52_731d;
 ///
 /// The tests' entry point; [`RocksDbFilter`](super::RocksDbFilter) keeps the [`Prepared`] query of its block.
 #[cfg(test)]
-pub(crate) fn may_match(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> bool {
+pub(crate) fn may_contain(solution: &[u8], num_blocks: u32, seed: u32, h: u64) -> bool {
     Prepared::new(solution.len(), num_blocks, seed)
-        .is_none_or(|prepared| prepared.may_match(solution, h))
+        .is_none_or(|prepared| prepared.may_contain(solution, h))
 }
 
 /// What every query of one block needs, derived once from its metadata and length (as RocksDB's reader does when
@@ -87,11 +87,11 @@ impl Prepared {
     /// length this was prepared for); "may match" wherever a read would leave the solution (it never does for the
     /// length it was prepared for).
     #[inline]
-    pub(crate) fn may_match(self, solution: &[u8], h: u64) -> bool {
+    pub(crate) fn may_contain(self, solution: &[u8], h: u64) -> bool {
         self.query(solution, h).unwrap_or(true)
     }
 
-    /// [`may_match`](Self::may_match)'s answer, `None` for a read past the solution.
+    /// [`may_contain`](Self::may_contain)'s answer, `None` for a read past the solution.
     #[inline]
     fn query(self, solution: &[u8], h: u64) -> Option<bool> {
         let (segments, _) = solution.as_chunks::<SEGMENT_BYTES>();
@@ -252,12 +252,12 @@ mod tests {
                 u32::MAX / 128 + 1,
                 u32::MAX,
             ] {
-                assert!(may_match(&solution, num_blocks, 0, h));
+                assert!(may_contain(&solution, num_blocks, 0, h));
             }
             // No whole segment.
             for len in [0, 1, 15] {
                 for num_blocks in [2, 3, 1000, BLOCKS_LIMIT - 1] {
-                    assert!(may_match(&solution[..len], num_blocks, 7, h));
+                    assert!(may_contain(&solution[..len], num_blocks, 7, h));
                 }
             }
         }
@@ -278,7 +278,7 @@ mod tests {
                 for seed in [0, 1, 255, 256, u32::MAX] {
                     for _ in 0..20 {
                         let h = splitmix(&mut rng);
-                        rejected += u32::from(!may_match(&solution[..len], num_blocks, seed, h));
+                        rejected += u32::from(!may_contain(&solution[..len], num_blocks, seed, h));
                     }
                 }
             }
@@ -340,7 +340,7 @@ mod tests {
         let (solution, meta) = block.split_at(block.len() - 5);
         assert_eq!(meta, [0xfe, 0x48, 5, 0, 0]);
         for (h, rocks) in ANSWERS {
-            assert_eq!(may_match(solution, 5, 0x48, h), rocks, "{h:#x}");
+            assert_eq!(may_contain(solution, 5, 0x48, h), rocks, "{h:#x}");
         }
     }
 }

@@ -95,7 +95,7 @@ const LOG2_OF_E: f64 = 1.4426950409;
 /// // The bytes of a table's filter block, whose block checksum the table reader verified:
 /// let filter = RocksDbFilter::from_verified(&block);
 /// assert!(matches!(filter.format(), RocksDbFilterFormat::Ribbon { num_blocks: 16, .. }));
-/// assert!(keys.iter().all(|key| filter.may_match(key.as_bytes())));
+/// assert!(keys.iter().all(|key| filter.may_contain(key.as_bytes())));
 /// ```
 #[derive(Debug, Clone)]
 pub struct RocksDbRibbonBuilder {
@@ -547,7 +547,7 @@ mod tests {
                 let filter = RocksDbFilter::from_verified(&block);
                 for key in 0..n {
                     assert!(
-                        filter.may_match(&key.to_le_bytes()),
+                        filter.may_contain(&key.to_le_bytes()),
                         "{bits_per_key} {n} {key}"
                     );
                 }
@@ -570,7 +570,7 @@ mod tests {
             filter.format(),
             RocksDbFilterFormat::Ribbon { .. }
         ));
-        assert!((0..1500u32).all(|i| filter.may_match(&i.to_le_bytes())));
+        assert!((0..1500u32).all(|i| filter.may_contain(&i.to_le_bytes())));
     }
 
     /// More equations than slots: no seed solves the system, and after trying all 256 from the first the search

@@ -351,7 +351,7 @@ pub struct RocksDbMetaBlock<'a> {
 /// }
 /// if let Some(filter) = table.filter()? {
 ///     // "false" only where RocksDB's filter says so: the table cannot hold the key.
-///     println!("policy {}: {}", filter.policy(), filter.may_match(b"user key"));
+///     println!("policy {}: {}", filter.policy(), filter.may_contain(b"user key"));
 ///     if let RocksDbTableFilter::Partitioned(partitioned) = &filter {
 ///         println!("{} partitions", partitioned.partitions().count());
 ///     }
@@ -668,7 +668,7 @@ pub enum RocksDbTableFilter<'a> {
         /// The filter policy's name (`rocksdb.BuiltinBloomFilter`).
         policy: String,
         /// The filter block, checksum verified. It holds whole keys only where `whole_keys` says so: use
-        /// [`RocksDbTableFilter::may_match`], which checks.
+        /// [`RocksDbTableFilter::may_contain`], which checks.
         filter: RocksDbFilter<'a>,
         /// Whether the filter holds every key (`whole_key_filtering`), not only prefixes of keys.
         whole_keys: bool,
@@ -693,13 +693,14 @@ impl RocksDbTableFilter<'_> {
     /// Whether the table may hold `user_key` (the key as RocksDB's filter sees it: without a user-defined
     /// timestamp): RocksDB's answer for the same table. Always "may match" where the filter holds prefixes only;
     /// there RocksDB's `Get` asks the key's prefix, [`may_contain_prefix`](Self::may_contain_prefix).
+    #[doc(alias("KeyMayMatch", "may_match"))]
     #[must_use]
-    pub fn may_match(&self, user_key: &[u8]) -> bool {
+    pub fn may_contain(&self, user_key: &[u8]) -> bool {
         match self {
             Self::Full {
                 filter, whole_keys, ..
-            } => !whole_keys || filter.may_match(user_key),
-            Self::Partitioned(filter) => filter.may_match(user_key),
+            } => !whole_keys || filter.may_contain(user_key),
+            Self::Partitioned(filter) => filter.may_contain(user_key),
         }
     }
 
@@ -734,7 +735,7 @@ impl RocksDbTableFilter<'_> {
                 ..
             } => prefix_extractor
                 .and_then(|extractor| extractor.prefix(user_key))
-                .is_none_or(|prefix| filter.may_match(prefix)),
+                .is_none_or(|prefix| filter.may_contain(prefix)),
             Self::Partitioned(filter) => filter.may_contain_prefix(user_key),
         }
     }
@@ -744,7 +745,7 @@ impl RocksDbTableFilter<'_> {
 /// table's bytes, from which a partition is read (and its checksum verified) when it is asked for.
 ///
 /// A partition holds the keys after the previous partition's separator up to its own; RocksDB finds a key's
-/// partition by searching the separators, which [`may_match`](Self::may_match) does the same way.
+/// partition by searching the separators, which [`may_contain`](Self::may_contain) does the same way.
 #[derive(Debug, Clone)]
 pub struct RocksDbPartitionedFilter<'a> {
     policy: String,
@@ -866,9 +867,10 @@ impl<'a> RocksDbPartitionedFilter<'a> {
     /// checksum verified on every call. "May match" on any error, for a filter of prefixes only, and for a table
     /// not ordered byte-wise (whose separators this search cannot compare), so never "no" for a key the table
     /// holds.
+    #[doc(alias("KeyMayMatch", "may_match"))]
     #[must_use]
-    pub fn may_match(&self, user_key: &[u8]) -> bool {
-        !self.properties.whole_keys || self.partition_may_match(user_key, user_key)
+    pub fn may_contain(&self, user_key: &[u8]) -> bool {
+        !self.properties.whole_keys || self.partition_may_contain(user_key, user_key)
     }
 
     /// The extractor of the prefixes the partitions hold, if the table was written with one.
@@ -879,7 +881,7 @@ impl<'a> RocksDbPartitionedFilter<'a> {
 
     /// Whether the table may hold a key with the prefix of `user_key` (without a user-defined timestamp) under
     /// the table's prefix extractor ([`RocksDbTableFilter::may_contain_prefix`]): the answer of the partition
-    /// RocksDB reads for it, found by `user_key` itself as [`may_match`](Self::may_match) finds a key's, not by the
+    /// RocksDB reads for it, found by `user_key` itself as [`may_contain`](Self::may_contain) finds a key's, not by the
     /// prefix. RocksDB's builder makes that partition enough: it adds to each partition the prefix of the next
     /// partition's first key (for a seek to a key between two partitions) and of the previous partition's last key.
     /// "May contain" where the table has no prefix extractor or one other than RocksDB's own, where `user_key` is
@@ -890,13 +892,13 @@ impl<'a> RocksDbPartitionedFilter<'a> {
         self.properties
             .prefix_extractor
             .and_then(|extractor| extractor.prefix(user_key))
-            .is_none_or(|prefix| self.partition_may_match(user_key, prefix))
+            .is_none_or(|prefix| self.partition_may_contain(user_key, prefix))
     }
 
     /// Whether the partition RocksDB reads for the key `route` may match `entry` (the key itself, or its prefix),
     /// the partition read and its checksum verified; "may match" where it cannot be found or read, and for a table
     /// not ordered byte-wise.
-    fn partition_may_match(&self, route: &[u8], entry: &[u8]) -> bool {
+    fn partition_may_contain(&self, route: &[u8], entry: &[u8]) -> bool {
         if !self.properties.bytewise {
             return true;
         }
@@ -906,7 +908,7 @@ impl<'a> RocksDbPartitionedFilter<'a> {
         self.blocks
             .read(handle, RocksDbBlock::FilterPartition)
             .map_or(true, |block| {
-                RocksDbFilter::from_verified(block).may_match(entry)
+                RocksDbFilter::from_verified(block).may_contain(entry)
             })
     }
 
@@ -1588,8 +1590,8 @@ mod tests {
         assert_eq!(table.format_version(), version);
         let filter = table.filter().unwrap().unwrap();
         assert_eq!(filter.policy(), "rocksdb.BuiltinBloomFilter");
-        assert!(KEYS.iter().all(|k| filter.may_match(k)));
-        assert!((0..100).any(|i| !filter.may_match(format!("absent{i}").as_bytes())));
+        assert!(KEYS.iter().all(|k| filter.may_contain(k)));
+        assert!((0..100).any(|i| !filter.may_contain(format!("absent{i}").as_bytes())));
         let names: Vec<_> = table
             .meta_blocks()
             .map(|m| m.unwrap().name.into_owned())
@@ -1940,7 +1942,7 @@ mod tests {
                 (b"zz", false),
             ] {
                 assert_eq!(
-                    filter.may_match(key),
+                    filter.may_contain(key),
                     want,
                     "{key:?}, user keys {user_keys}, delta {delta}"
                 );
@@ -1956,7 +1958,7 @@ mod tests {
                 .filter()
                 .unwrap()
                 .unwrap();
-            assert!(filter.may_match(b"zz"));
+            assert!(filter.may_contain(b"zz"));
         }
         // A full filter of prefixes only answers "may match" too.
         let mut file = File::new(RocksDbChecksum::Crc32c, 0);
@@ -1986,7 +1988,7 @@ mod tests {
                 ..
             }
         ));
-        assert!(filter.may_match(b"apple") && filter.may_match(b"zebra"));
+        assert!(filter.may_contain(b"apple") && filter.may_contain(b"zebra"));
     }
 
     /// A table of version 6 with a full filter of `entries` (prefixes, or keys and prefixes) and the properties
@@ -2044,7 +2046,7 @@ mod tests {
                 .iter()
                 .filter(|k| !filter.may_contain_prefix(k.as_bytes()));
             assert!(ruled_out.count() > 150, "{extractor:?}");
-            assert!(filter.may_match(b"zebra"), "a prefix-only filter");
+            assert!(filter.may_contain(b"zebra"), "a prefix-only filter");
         }
         for name in [
             &b"nullptr"[..],
@@ -2092,12 +2094,12 @@ mod tests {
             (b"", true),
         ] {
             assert_eq!(filter.may_contain_prefix(key), want, "{key:?}");
-            assert!(filter.may_match(key), "prefixes only: {key:?}");
+            assert!(filter.may_contain(key), "prefixes only: {key:?}");
         }
         let plain = partitioned_table(true, true, true, BYTEWISE);
         let plain = filter_of(&plain);
         assert_eq!(plain.prefix_extractor(), None);
-        assert!(plain.may_contain_prefix(b"zz") && !plain.may_match(b"zz"));
+        assert!(plain.may_contain_prefix(b"zz") && !plain.may_contain(b"zz"));
     }
 
     #[test]

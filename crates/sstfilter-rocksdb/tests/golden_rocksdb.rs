@@ -57,13 +57,13 @@ fn rocksdb_written_blocks_answer_as_rocksdb_did() {
         let format = format!("{:?}", filter.format());
         assert!(format.starts_with(kind), "{name}: read as {format}");
         for key in &keys {
-            assert!(filter.may_match(key), "{name}: lost {key:?}");
+            assert!(filter.may_contain(key), "{name}: lost {key:?}");
         }
         assert_eq!(answers.len(), 2000, "{name}");
         for (i, want) in answers.chars().enumerate() {
             let key = format!("absent-{i}");
             assert_eq!(
-                filter.may_match(key.as_bytes()),
+                filter.may_contain(key.as_bytes()),
                 want == '1',
                 "{name}: {key}"
             );

@@ -182,7 +182,7 @@ impl<P: LevelDbFilterPolicy> RustyFilterPolicy for LevelDbFormat<P> {
     }
 
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        self.0.key_may_match(key, filter)
+        self.0.may_contain(key, filter)
     }
 }
 
