@@ -1,9 +1,12 @@
 //! `sstfilter inspect FILE`: explains a filter block file, a reference table (with its filter block, range filter
-//! or partitioned filter), a LevelDB-format table or a RocksDB table (block-based, the SST files RocksDB writes).
+//! or partitioned filter), a LevelDB table or a RocksDB table (block-based, the SST files RocksDB writes).
 //!
-//! Every byte goes through the library's decoders (`Table::from_reader`, `FilterBlock::open`, both fuzzed), which
-//! return typed errors on any input; this module only prints what they found.
+//! Every byte goes through the libraries' decoders (`Table::from_reader`, `FilterBlock::open`, `RocksDbTable`, all
+//! fuzzed; Snappy's `snap`), which return typed errors on any input; this module only prints what they found.
+//! LevelDB's tables are RocksDB's of `format_version` 0, so one reader serves both.
 
+use std::borrow::Cow;
+use std::fmt::Display;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
@@ -12,13 +15,15 @@ use sstfilter::sizing::FilterModel;
 use sstfilter::sizing::bits_per_key_bound;
 use sstfilter::{AlignedBlock, Error, FilterBlock, KindParams, STORE_POLICY_NAME, TRAILER_LEN};
 use sstfilter_leveldb::{LevelDbBloomPolicy, LevelDbFilterBlockReader};
-use sstfilter_rocksdb::{RocksDbFilterFormat, RocksDbTable, RocksDbTableFilter};
+use sstfilter_rocksdb::{
+    RocksDbBlock, RocksDbBlockEntries, RocksDbBlockHandle, RocksDbChecksum, RocksDbFilterFormat,
+    RocksDbStoredBlock, RocksDbTable, RocksDbTableError, RocksDbTableFilter,
+};
 use sstfilter_table::{
     BLOCK_TRAILER_LEN, BlockHandle, BlockType, ReadAt, TABLE_MAGIC, Table, TableError, TableOptions,
 };
 
 use crate::error::{CliResult, Context};
-use crate::ldb::{self, LdbTable};
 use crate::text::{percent, thousands};
 
 pub(crate) fn run(out: &mut dyn Write, path: &Path) -> CliResult<()> {
@@ -34,12 +39,15 @@ pub(crate) fn run(out: &mut dyn Write, path: &Path) -> CliResult<()> {
     }
     let len = metadata.len();
     let magic = tail(path, &file, len, TABLE_MAGIC.len())?;
+    let block_based = [RocksDbTable::MAGIC, RocksDbTable::LEGACY_MAGIC].map(u64::to_le_bytes);
     if magic == TABLE_MAGIC {
         inspect_table(out, path, file, len)
-    } else if magic == ldb::MAGIC {
-        inspect_ldb(out, path, &file, len)
-    } else if magic == ROCKSDB_MAGIC {
-        inspect_rocksdb(out, path, &file, len)
+    } else if block_based.iter().any(|m| *m == magic[..]) {
+        let name = path.display().to_string();
+        let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
+        let mut bytes = vec![0u8; size];
+        read_at(path, &file, &mut bytes, 0)?;
+        inspect_block_based(out, &name, &bytes)
     } else {
         inspect_block(out, path, &file, len)
     }
@@ -308,44 +316,71 @@ fn spread(values: &mut [u64]) -> (String, String, String) {
     )
 }
 
-/// Explains a LevelDB-format table (LevelDB, rusty-leveldb): its blocks' CRCs, its filter policy, and its per-2
-/// KiB filters with their keys, bits/key, probes and expected false-positive rate.
-fn inspect_ldb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliResult<()> {
-    let name = path.display();
-    let corrupt = |e: String| format!("{name}: corrupt LevelDB table: {e}");
-    let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
-    let mut bytes = vec![0u8; size];
-    read_at(path, file, &mut bytes, 0)?;
-    let table = LdbTable::new(bytes).map_err(corrupt)?;
-    let unsupported = |e: String| format!("{name}: {e}");
-    let meta = table
-        .block(table.metaindex, "metaindex block")
-        .map_err(corrupt)?;
-    let meta = meta.decompressed("metaindex block").map_err(unsupported)?;
-    let meta = ldb::entries(&meta, "metaindex block").map_err(corrupt)?;
-    let index = table.block(table.index, "index block").map_err(corrupt)?;
-    let index = index.decompressed("index block").map_err(unsupported)?;
-    let index = ldb::entries(&index, "index block").map_err(corrupt)?;
+/// Explains a block-based table, LevelDB's or RocksDB's. The footer cannot tell them apart: LevelDB's table is
+/// RocksDB's `format_version` 0, magic number included. The meta-index can: RocksDB writes a properties block into
+/// every table, LevelDB never does.
+fn inspect_block_based(out: &mut dyn Write, name: &str, bytes: &[u8]) -> CliResult<()> {
+    let legacy = bytes.ends_with(&RocksDbTable::LEGACY_MAGIC.to_le_bytes());
+    let unreadable = |e: RocksDbTableError| {
+        if legacy {
+            format!("{name}: corrupt LevelDB table (or RocksDB table of format_version 0): {e}")
+        } else {
+            format!("{name}: RocksDB table: {e}")
+        }
+    };
+    let table = RocksDbTable::open(bytes).map_err(unreadable)?;
+    let properties = table.properties_handle().map_err(unreadable)?;
+    if table.format_version() == 0 && properties.is_none() {
+        inspect_leveldb(out, name, &table, bytes.len())
+    } else {
+        inspect_rocksdb(out, name, &table, bytes.len())
+    }
+}
+
+/// Explains a LevelDB table (LevelDB, rusty-leveldb): its blocks' CRCs, its filter policy, and its per-2 KiB
+/// filters with their keys, bits/key, probes and expected false-positive rate.
+fn inspect_leveldb(
+    out: &mut dyn Write,
+    name: &str,
+    table: &RocksDbTable<'_>,
+    len: usize,
+) -> CliResult<()> {
+    let corrupt = |e: &dyn Display| leveldb_corrupt(name, e);
+    // The index and filter blocks must be read: a compression inspect does not decompress is an error there.
+    let required = |handle: RocksDbBlockHandle, block: RocksDbBlock| {
+        leveldb_block(table, handle, block, name)?.ok_or_else(|| {
+            format!("{name}: the {block} is compressed with a type inspect does not decompress")
+        })
+    };
+    let meta: Vec<_> = table
+        .meta_blocks()
+        .collect::<Result<_, _>>()
+        .map_err(|e| corrupt(&e))?;
+    let index_handle = table
+        .index_handle()
+        .ok_or_else(|| corrupt(&"no index block in its footer"))?;
+    let index = required(index_handle, RocksDbBlock::Index)?;
     // Every data block's CRC, and its entry count.
-    let mut blocks: Vec<(u64, Option<u64>)> = Vec::with_capacity(index.len());
-    for (_, value) in &index {
-        let (handle, _) =
-            ldb::handle(value).ok_or_else(|| corrupt("index block: bad handle".into()))?;
-        let block = table.block(handle, "data block").map_err(corrupt)?;
+    let mut blocks: Vec<(u64, Option<u64>)> = Vec::new();
+    for entry in RocksDbBlockEntries::new(&index, RocksDbBlock::Index, index_handle.offset) {
+        let (_, value) = entry.map_err(|e| corrupt(&e))?;
+        let handle = RocksDbBlockHandle::decode(value)
+            .ok_or_else(|| corrupt(&"index block: a bad data block handle"))?;
         // A block of a compression this reader does not know is checked (its CRC) but not counted.
-        let entries = match block.decompressed("data block") {
-            Ok(contents) => Some(
-                ldb::entries(&contents, "data block")
-                    .map_err(corrupt)?
-                    .len() as u64,
+        let entries = match leveldb_block(table, handle, RocksDbBlock::Data, name)? {
+            Some(contents) => Some(
+                RocksDbBlockEntries::new(&contents, RocksDbBlock::Data, handle.offset)
+                    .map(|entry| entry.map(|_| 1))
+                    .sum::<Result<u64, _>>()
+                    .map_err(|e| corrupt(&e))?,
             ),
-            Err(_) => None,
+            None => None,
         };
         blocks.push((handle.offset, entries));
     }
     let entries: Option<u64> = blocks.iter().map(|(_, n)| *n).sum();
     writeln!(out, "{name}: LevelDB table")?;
-    writeln!(out, "  file size        {} bytes", thousands(table.len()))?;
+    writeln!(out, "  file size        {} bytes", thousands(len as u64))?;
     writeln!(out, "  data blocks      {}", thousands(blocks.len() as u64))?;
     writeln!(
         out,
@@ -359,24 +394,21 @@ fn inspect_ldb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliRe
         out,
         "  checks           every block's CRC32C ok (data, index, metaindex, filter)"
     )?;
-    let Some((key, value)) = meta.iter().find(|(k, _)| k.starts_with(b"filter.")) else {
+    let Some(filter_meta) = meta.iter().find(|m| m.name.starts_with(b"filter.")) else {
         writeln!(
             out,
             "no filter block: the table was written without a filter policy"
         )?;
         return Ok(());
     };
-    let policy = String::from_utf8_lossy(key.get(b"filter.".len()..).unwrap_or_default());
-    let (handle, _) =
-        ldb::handle(value).ok_or_else(|| corrupt("metaindex: bad filter handle".into()))?;
-    let filter_block = table.block(handle, "filter block").map_err(corrupt)?;
-    let filter_block = filter_block
-        .decompressed("filter block")
-        .map_err(unsupported)?;
+    let policy =
+        String::from_utf8_lossy(filter_meta.name.get(b"filter.".len()..).unwrap_or_default());
+    let handle = filter_meta.handle;
+    let filter_block = required(handle, RocksDbBlock::BlockBasedFilter)?;
     let reader = LevelDbFilterBlockReader::new(&filter_block[..], LevelDbBloomPolicy::new(10));
     let base_lg = reader
         .base_lg()
-        .ok_or_else(|| corrupt("filter block: malformed footer".into()))?;
+        .ok_or_else(|| corrupt(&"filter block: malformed footer"))?;
     writeln!(
         out,
         "filter block at offset {}, {} bytes, policy {policy} (metaindex key filter.{policy})",
@@ -470,30 +502,92 @@ fn inspect_ldb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliRe
     Ok(())
 }
 
-/// The last 8 bytes of a RocksDB block-based table (format version 1 and later; version 0 tables end in LevelDB's
-/// magic and are explained as LevelDB tables).
-const ROCKSDB_MAGIC: [u8; 8] = 0x88e2_41b7_85f4_cff7u64.to_le_bytes();
+/// The contents of a LevelDB table's block, its CRC32C verified: as stored, or decompressed from Snappy (type 1,
+/// LevelDB's default); `None` for another compression, which inspect does not decompress.
+fn leveldb_block<'a>(
+    table: &RocksDbTable<'a>,
+    handle: RocksDbBlockHandle,
+    block: RocksDbBlock,
+    name: &str,
+) -> Result<Option<Cow<'a, [u8]>>, String> {
+    let stored = table
+        .read_block(handle, block)
+        .map_err(|e| leveldb_corrupt(name, &e))?;
+    match stored {
+        RocksDbStoredBlock {
+            contents,
+            compression: 0,
+        } => Ok(Some(Cow::Borrowed(contents))),
+        RocksDbStoredBlock {
+            contents,
+            compression: 1,
+        } => {
+            let contents = snappy(contents).map_err(|e| {
+                leveldb_corrupt(name, &format!("{block} at offset {}: {e}", handle.offset))
+            })?;
+            Ok(Some(Cow::Owned(contents)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The message of an error in the LevelDB table `name`.
+fn leveldb_corrupt(name: &str, error: &dyn Display) -> String {
+    format!("{name}: corrupt LevelDB table: {error}")
+}
+
+/// Snappy's densest element, a copy with a 2-byte offset, takes 3 bytes and yields at most 64: no valid input
+/// expands further than this factor (its length varint included).
+const MAX_SNAPPY_EXPANSION: usize = 22;
+
+/// Decompresses Snappy's raw format (LevelDB's and RocksDB's compression type 1) with the `snap` crate, once the
+/// length it declares is one its input can expand to: a damaged length cannot make it allocate more than
+/// [`MAX_SNAPPY_EXPANSION`] times the input.
+fn snappy(input: &[u8]) -> Result<Vec<u8>, String> {
+    let malformed = |e: snap::Error| format!("malformed Snappy data ({e})");
+    let declared = snap::raw::decompress_len(input).map_err(malformed)?;
+    if declared > input.len().saturating_mul(MAX_SNAPPY_EXPANSION) {
+        return Err(format!(
+            "malformed Snappy data (it declares {declared} bytes, more than its {} bytes expand to)",
+            input.len()
+        ));
+    }
+    snap::raw::Decoder::new()
+        .decompress_vec(input)
+        .map_err(malformed)
+}
 
 /// Explains a RocksDB table: its footer and meta blocks, and its filter (full or partitioned) as RocksDB reads it,
-/// every block read here checksum-verified. Data blocks are not read (nor decompressed).
-fn inspect_rocksdb(out: &mut dyn Write, path: &Path, file: &File, len: u64) -> CliResult<()> {
-    let name = path.display();
-    let size = usize::try_from(len).map_err(|_| format!("{name}: too large to load"))?;
-    let mut bytes = vec![0u8; size];
-    read_at(path, file, &mut bytes, 0)?;
-    let corrupt = |e: sstfilter_rocksdb::RocksDbTableError| format!("{name}: RocksDB table: {e}");
-    let table = RocksDbTable::open(&bytes).map_err(corrupt)?;
+/// every block read here checksum-verified where the table has checksums. Data blocks are not read (nor
+/// decompressed).
+fn inspect_rocksdb(
+    out: &mut dyn Write,
+    name: &str,
+    table: &RocksDbTable<'_>,
+    len: usize,
+) -> CliResult<()> {
+    let corrupt = |e: RocksDbTableError| format!("{name}: RocksDB table: {e}");
+    let version = table.format_version();
+    let legacy = if version == 0 {
+        ": LevelDB's footer and magic number, RocksDB's properties"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "{name}: RocksDB table (block-based, format_version {})",
-        table.format_version()
+        "{name}: RocksDB table (block-based, format_version {version}{legacy})"
     )?;
-    writeln!(out, "  file size        {} bytes", thousands(len))?;
-    writeln!(
-        out,
-        "  checksums        {:?}; verified for every block read here (meta-index, properties, filter)",
-        table.checksum()
-    )?;
+    writeln!(out, "  file size        {} bytes", thousands(len as u64))?;
+    match table.checksum() {
+        RocksDbChecksum::None => writeln!(
+            out,
+            "  checksums        no checksums: nothing could be verified (kNoChecksum)"
+        )?,
+        checksum => writeln!(
+            out,
+            "  checksums        {checksum:?}; verified for every block read here (meta-index, properties, filter)"
+        )?,
+    }
     for meta in table.meta_blocks() {
         let meta = meta.map_err(corrupt)?;
         writeln!(
@@ -731,5 +825,58 @@ fn describe(params: &KindParams) -> String {
             }
         ),
         other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snappy_decompresses_and_refuses_lengths_its_input_cannot_hold() {
+        let data: Vec<u8> = b"user:00000042".repeat(100);
+        let compressed = snap::raw::Encoder::new().compress_vec(&data).unwrap();
+        assert!(compressed.len() < data.len() / 4);
+        assert_eq!(snappy(&compressed).unwrap(), data);
+        // A run of one byte, compressed as densely as Snappy can: within the bound.
+        let run = vec![7u8; 1 << 16];
+        assert_eq!(
+            snappy(&snap::raw::Encoder::new().compress_vec(&run).unwrap()).unwrap(),
+            run
+        );
+        // A length varint of 2^32 - 1 before 6 bytes: refused before anything is allocated.
+        let err = snappy(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0]).unwrap_err();
+        assert!(err.contains("declares 4294967295 bytes"), "{err}");
+        for len in 0..compressed.len() {
+            assert!(
+                snappy(&compressed[..len]).is_err(),
+                "a truncation at {len} decoded"
+            );
+        }
+    }
+
+    /// Arbitrary bytes ending in either magic number: every step answers with text or a message, never a panic.
+    #[test]
+    fn arbitrary_block_based_files_never_panic() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u8
+        };
+        for round in 0..5000 {
+            let len = round % 200;
+            let mut bytes: Vec<u8> = (0..len)
+                .map(|_| next() % if round % 3 == 0 { 4 } else { 255 })
+                .collect();
+            let magic = if round % 2 == 0 {
+                RocksDbTable::LEGACY_MAGIC
+            } else {
+                RocksDbTable::MAGIC
+            };
+            bytes.extend_from_slice(&magic.to_le_bytes());
+            let _ = inspect_block_based(&mut Vec::new(), "arbitrary", &bytes);
+        }
     }
 }

@@ -22,7 +22,6 @@ mod demo;
 mod error;
 mod inspect;
 mod keys;
-mod ldb;
 mod lookup_demo;
 mod lsm;
 mod partition_demo;

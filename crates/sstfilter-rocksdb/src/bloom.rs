@@ -98,9 +98,9 @@ fn fastrange32(hash: u32, range: u32) -> u32 {
     ((u64::from(hash) * u64::from(range)) >> 32) as u32 // NOTE: below `range`
 }
 
-/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_contain`] reads them. (No prefetch of
-/// the lines a few keys ahead, as the core's builders do: a prefetch instruction has no safe form on stable Rust,
-/// and this crate has no `unsafe`.)
+/// Sets the probes of every hash of `hashes` in `lines`, as [`fast_local_may_contain`] reads them. No line is
+/// prefetched ahead of its writes: a prefetch instruction has no safe form on stable Rust (`_mm_prefetch` is a
+/// `#[target_feature]` function, `unsafe` to call even where SSE is the baseline), and this crate has no `unsafe`.
 fn fast_local_add_all(lines: &mut [u8], num_probes: u8, hashes: &[u64]) {
     for &h in hashes {
         let Some(bits) = line_of(lines, h)

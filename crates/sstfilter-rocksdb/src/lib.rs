@@ -20,7 +20,8 @@
 //!   versions 0 to 7) and verifies it: the footer, the meta-index and properties blocks, and the full filter or
 //!   each partition of a partitioned filter ([`RocksDbTableFilter`]), every block's checksum (any of RocksDB's five
 //!   [`RocksDbChecksum`]s) checked before its bytes are read. It answers keys, and prefixes cut by the table's own
-//!   [`RocksDbPrefixExtractor`], as RocksDB's table reader does.
+//!   [`RocksDbPrefixExtractor`], as RocksDB's table reader does. LevelDB's tables are its format version 0: their
+//!   index, data and filter blocks are read with the same calls ([`RocksDbTable::read_block`]).
 //!
 //! Builders refuse a setting RocksDB would change without a word, with a [`RocksDbUsageError`].
 //!
@@ -65,9 +66,9 @@ pub use error::RocksDbUsageError;
 pub use hash::rocksdb_hash64;
 pub use ribbon_builder::RocksDbRibbonBuilder;
 pub use table::{
-    RocksDbBlock, RocksDbBlockHandle, RocksDbChecksum, RocksDbMetaBlock, RocksDbPartition,
-    RocksDbPartitionedFilter, RocksDbPrefixExtractor, RocksDbTable, RocksDbTableError,
-    RocksDbTableFilter,
+    RocksDbBlock, RocksDbBlockEntries, RocksDbBlockHandle, RocksDbChecksum, RocksDbMetaBlock,
+    RocksDbPartition, RocksDbPartitionedFilter, RocksDbPrefixExtractor, RocksDbStoredBlock,
+    RocksDbTable, RocksDbTableError, RocksDbTableFilter,
 };
 
 /// Bytes of the metadata at the end of every RocksDB filter block.

@@ -18,6 +18,12 @@
 //! whose top bit marks a data block's hash index in blocks of up to 64 KiB, as RocksDB reads it). Reading never
 //! panics and allocates in proportion to the bytes read at most; damaged bytes give a [`RocksDbTableError`], and a
 //! lookup that cannot be answered answers "may match".
+//!
+//! LevelDB's table file is this format's version 0, LevelDB's magic number included: the footer, the blocks and
+//! their CRC32C trailers, the block entries. A table of it holds no RocksDB properties block
+//! ([`RocksDbTable::properties_handle`]), and its filter is LevelDB's filter block (`filter.<policy>`), which
+//! [`RocksDbTable::read_block`] reads verified for `sstfilter_leveldb::LevelDbFilterBlockReader`. The index and
+//! data blocks are read with the same calls ([`RocksDbTable::index_handle`], [`RocksDbBlockEntries`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -145,6 +151,13 @@ pub enum RocksDbBlock {
     FilterPartitionIndex,
     /// One partition of a partitioned filter.
     FilterPartition,
+    /// The index block, which lists the data blocks.
+    Index,
+    /// A data block.
+    Data,
+    /// A filter block of one filter per 2 KiB of data-block offsets (`filter.<policy>`): LevelDB's, and RocksDB's
+    /// before full filters.
+    BlockBasedFilter,
 }
 
 impl fmt::Display for RocksDbBlock {
@@ -156,6 +169,9 @@ impl fmt::Display for RocksDbBlock {
             Self::Filter => "filter block",
             Self::FilterPartitionIndex => "filter partition index",
             Self::FilterPartition => "filter partition",
+            Self::Index => "index block",
+            Self::Data => "data block",
+            Self::BlockBasedFilter => "filter block",
         })
     }
 }
@@ -217,7 +233,8 @@ pub enum RocksDbTableError {
         /// The value computed from the bytes.
         computed: u32,
     },
-    /// A block that is compressed: RocksDB never compresses the blocks read here, and they are not decompressed.
+    /// A block that is compressed: RocksDB never compresses the meta blocks read here, and they are not
+    /// decompressed ([`RocksDbTable::read_block`] hands a block over as stored, compressed or not).
     Compressed {
         /// The block.
         block: RocksDbBlock,
@@ -271,7 +288,7 @@ impl fmt::Display for RocksDbTableError {
             } => {
                 write!(
                     f,
-                    "RocksDB {block} at offset {offset} of {size} bytes lies outside the file"
+                    "{block} at offset {offset} of {size} bytes lies outside the file"
                 )
             }
             Self::ChecksumMismatch {
@@ -281,7 +298,7 @@ impl fmt::Display for RocksDbTableError {
                 computed,
             } => write!(
                 f,
-                "RocksDB {block} at offset {offset}: checksum mismatch \
+                "{block} at offset {offset}: checksum mismatch \
                  (stored {stored:#010x}, computed {computed:#010x})"
             ),
             Self::Compressed {
@@ -291,7 +308,7 @@ impl fmt::Display for RocksDbTableError {
             } => {
                 write!(
                     f,
-                    "RocksDB {block} at offset {offset} is compressed (type {compression}); not read"
+                    "{block} at offset {offset} is compressed (type {compression}); not read"
                 )
             }
             Self::Malformed {
@@ -299,10 +316,7 @@ impl fmt::Display for RocksDbTableError {
                 offset,
                 reason,
             } => {
-                write!(
-                    f,
-                    "RocksDB {block} at offset {offset} is malformed: {reason}"
-                )
+                write!(f, "{block} at offset {offset} is malformed: {reason}")
             }
             Self::NoProperties => f.write_str("RocksDB table has a filter but no properties block"),
             Self::UnsupportedFilterPolicy { policy } => {
@@ -324,6 +338,25 @@ pub struct RocksDbBlockHandle {
     pub offset: u64,
     /// The block's bytes, not counting its trailer.
     pub size: u64,
+}
+
+impl RocksDbBlockHandle {
+    /// The handle at the start of `value` (two varints: offset, size), as an index block's entries and the
+    /// meta-index's hold them; `None` where they do not decode.
+    #[must_use]
+    pub fn decode(value: &[u8]) -> Option<Self> {
+        read_handle(&mut &value[..])
+    }
+}
+
+/// A block as the table stores it, its checksum verified: its contents and its compression type (0 for none; 1 is
+/// Snappy in LevelDB's and RocksDB's numbering alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RocksDbStoredBlock<'a> {
+    /// The contents as stored: compressed unless `compression` is 0.
+    pub contents: &'a [u8],
+    /// The compression type byte of the block's trailer.
+    pub compression: u8,
 }
 
 /// One entry of a table's meta-index: a meta block's name and where it is.
@@ -364,6 +397,16 @@ pub struct RocksDbTable<'a> {
     format_version: u32,
     meta_index: &'a [u8],
     meta_index_offset: u64,
+    /// The index block's handle, from a footer that holds it (versions 0 to 5).
+    index: Option<RocksDbBlockHandle>,
+}
+
+impl RocksDbTable<'_> {
+    /// The last 8 bytes of a table of format version 1 and later (`kBlockBasedTableMagicNumber`).
+    pub const MAGIC: u64 = MAGIC;
+    /// The last 8 bytes of a table of format version 0 (`kLegacyBlockBasedTableMagicNumber`): LevelDB's table
+    /// magic number, so LevelDB's tables end in it too.
+    pub const LEGACY_MAGIC: u64 = LEGACY_MAGIC;
 }
 
 impl<'a> RocksDbTable<'a> {
@@ -381,12 +424,14 @@ impl<'a> RocksDbTable<'a> {
                 .last_chunk::<LEGACY_FOOTER_LEN>()
                 .ok_or_else(too_short)?;
             let handles = footer.first_chunk::<HANDLES_LEN>().ok_or_else(too_short)?;
+            let (meta_index, index) = footer_handles(handles)?;
             return Self::with_meta_index(
                 file,
                 0,
                 RocksDbChecksum::Crc32c,
                 0,
-                footer_handle(handles)?,
+                meta_index,
+                Some(index),
             );
         }
         if magic != MAGIC {
@@ -409,7 +454,8 @@ impl<'a> RocksDbTable<'a> {
             },
         )?;
         if version < CONTEXT_CHECKSUM_VERSION {
-            return Self::with_meta_index(file, version, checksum, 0, footer_handle(&part2)?);
+            let (meta_index, index) = footer_handles(&part2)?;
+            return Self::with_meta_index(file, version, checksum, 0, meta_index, Some(index));
         }
         let footer_offset = file
             .len()
@@ -417,7 +463,7 @@ impl<'a> RocksDbTable<'a> {
             .and_then(|o| u64::try_from(o).ok())
             .ok_or_else(too_short)?;
         let (context, meta_index) = context_footer(footer, footer_offset, checksum)?;
-        Self::with_meta_index(file, version, checksum, context, meta_index)
+        Self::with_meta_index(file, version, checksum, context, meta_index, None)
     }
 
     /// The table of `file` whose meta-index block is at `handle`, once that block is read and verified.
@@ -427,6 +473,7 @@ impl<'a> RocksDbTable<'a> {
         checksum: RocksDbChecksum,
         context: u32,
         handle: RocksDbBlockHandle,
+        index: Option<RocksDbBlockHandle>,
     ) -> Result<Self, RocksDbTableError> {
         let blocks = Blocks {
             file,
@@ -439,6 +486,7 @@ impl<'a> RocksDbTable<'a> {
             format_version,
             meta_index,
             meta_index_offset: handle.offset,
+            index,
         })
     }
 
@@ -454,12 +502,29 @@ impl<'a> RocksDbTable<'a> {
         self.blocks.checksum
     }
 
+    /// The index block's handle, as the footer names it; `None` from format version 6, whose footer does not
+    /// (RocksDB names it in the meta-index there).
+    #[must_use]
+    pub const fn index_handle(&self) -> Option<RocksDbBlockHandle> {
+        self.index
+    }
+
+    /// The block at `handle` as the table stores it (compressed or not), once its trailer's checksum matches;
+    /// `block` names it in errors.
+    pub fn read_block(
+        &self,
+        handle: RocksDbBlockHandle,
+        block: RocksDbBlock,
+    ) -> Result<RocksDbStoredBlock<'a>, RocksDbTableError> {
+        self.blocks.read_stored(handle, block)
+    }
+
     /// Every meta-index entry, in the block's order (by name); an error ends the entries.
     pub fn meta_blocks(
         &self,
     ) -> impl Iterator<Item = Result<RocksDbMetaBlock<'a>, RocksDbTableError>> + use<'a> {
         let (block, offset) = (RocksDbBlock::MetaIndex, self.meta_index_offset);
-        Entries::new(self.meta_index, block, offset).map(move |entry| {
+        RocksDbBlockEntries::new(self.meta_index, block, offset).map(move |entry| {
             let (name, mut value) = entry?;
             let handle =
                 read_handle(&mut value).ok_or(malformed(block, offset, "a meta block handle"))?;
@@ -528,17 +593,25 @@ impl<'a> RocksDbTable<'a> {
         }))
     }
 
+    /// The table properties block's handle (`rocksdb.properties`, or the older `rocksdb.stats` where that is
+    /// missing, as RocksDB looks for it). Every table RocksDB writes has one; LevelDB's tables, which share format
+    /// version 0's footer and magic number, never do.
+    pub fn properties_handle(&self) -> Result<Option<RocksDbBlockHandle>, RocksDbTableError> {
+        let meta = match self.find_meta(|name| name == PROPERTIES)? {
+            Some(meta) => Some(meta),
+            None => self.find_meta(|name| name == OLD_PROPERTIES)?,
+        };
+        Ok(meta.map(|meta| meta.handle))
+    }
+
     /// The properties the filter's reading depends on, from the properties block (RocksDB's
     /// `ReadTablePropertiesHelper`, defaults where a property is missing).
     fn properties(&self) -> Result<Properties, RocksDbTableError> {
-        let meta = match self.find_meta(|name| name == PROPERTIES)? {
-            Some(meta) => meta,
-            None => self
-                .find_meta(|name| name == OLD_PROPERTIES)?
-                .ok_or(RocksDbTableError::NoProperties)?,
-        };
-        let (block, offset) = (RocksDbBlock::Properties, meta.handle.offset);
-        let contents = self.blocks.read(meta.handle, block)?;
+        let handle = self
+            .properties_handle()?
+            .ok_or(RocksDbTableError::NoProperties)?;
+        let (block, offset) = (RocksDbBlock::Properties, handle.offset);
+        let contents = self.blocks.read(handle, block)?;
         let mut properties = Properties {
             whole_keys: true,
             keys_include_seq: true,
@@ -546,7 +619,7 @@ impl<'a> RocksDbTable<'a> {
             bytewise: false,
             prefix_extractor: None,
         };
-        for entry in Entries::new(contents, block, offset) {
+        for entry in RocksDbBlockEntries::new(contents, block, offset) {
             let (name, value) = entry?;
             let flag = || {
                 let mut value = value;
@@ -978,6 +1051,25 @@ impl<'a> Blocks<'a> {
         handle: RocksDbBlockHandle,
         block: RocksDbBlock,
     ) -> Result<&'a [u8], RocksDbTableError> {
+        match self.read_stored(handle, block)? {
+            RocksDbStoredBlock {
+                contents,
+                compression: 0,
+            } => Ok(contents),
+            RocksDbStoredBlock { compression, .. } => Err(RocksDbTableError::Compressed {
+                block,
+                offset: handle.offset,
+                compression,
+            }),
+        }
+    }
+
+    /// The block at `handle` as stored, once its trailer's checksum matches.
+    fn read_stored(
+        &self,
+        handle: RocksDbBlockHandle,
+        block: RocksDbBlock,
+    ) -> Result<RocksDbStoredBlock<'a>, RocksDbTableError> {
         let RocksDbBlockHandle { offset, size } = handle;
         let range = usize::try_from(offset)
             .ok()
@@ -1011,10 +1103,8 @@ impl<'a> Blocks<'a> {
             });
         }
         match checked.split_last() {
-            Some((0, contents)) => Ok(contents),
-            Some((&compression, _)) => Err(RocksDbTableError::Compressed {
-                block,
-                offset,
+            Some((&compression, contents)) => Ok(RocksDbStoredBlock {
+                contents,
                 compression,
             }),
             None => Err(RocksDbTableError::OutOfRange {
@@ -1095,16 +1185,16 @@ fn context_footer(
     Ok((context, RocksDbBlockHandle { offset, size }))
 }
 
-/// The meta-index handle from a footer's handles (the index handle after it must decode too, as RocksDB requires).
-fn footer_handle(handles: &[u8; HANDLES_LEN]) -> Result<RocksDbBlockHandle, RocksDbTableError> {
+/// The meta-index and index handles of a footer's handles (both must decode, as RocksDB requires).
+fn footer_handles(
+    handles: &[u8; HANDLES_LEN],
+) -> Result<(RocksDbBlockHandle, RocksDbBlockHandle), RocksDbTableError> {
     let mut rest = handles.as_slice();
     let meta_index = read_handle(&mut rest);
     let index = read_handle(&mut rest);
-    meta_index
-        .filter(|_| index.is_some())
-        .ok_or(RocksDbTableError::BadFooter {
-            reason: "undecodable block handles",
-        })
+    meta_index.zip(index).ok_or(RocksDbTableError::BadFooter {
+        reason: "undecodable block handles",
+    })
 }
 
 fn malformed(block: RocksDbBlock, offset: u64, reason: &'static str) -> RocksDbTableError {
@@ -1173,6 +1263,7 @@ struct RawEntry<'a> {
 
 /// The entries of a block in RocksDB's format, in order (RocksDB's block iterator stepping with `Next`). Ends
 /// after the first error.
+#[derive(Debug, Clone)]
 struct RawEntries<'a> {
     rest: &'a [u8],
     /// An index block whose values are block handles without a length, a size delta after a restart point.
@@ -1345,19 +1436,33 @@ impl<'a> Iterator for IndexEntries<'a> {
     }
 }
 
-/// The entries of a block with whole keys: each key rebuilt from the previous one (borrowed where it shares
-/// nothing), each value as stored. Ends after the first error.
-struct Entries<'a> {
+/// The entries of a block's contents (uncompressed) in the format of RocksDB's blocks and LevelDB's alike, each
+/// key rebuilt from the previous one (borrowed where it shares nothing) and each value as stored: the meta-index's
+/// names and handles, an index block's separators and data-block handles ([`RocksDbBlockHandle::decode`]), a data
+/// block's internal keys and values. Ends after the first error, a [`RocksDbTableError::Malformed`].
+///
+/// ```
+/// use sstfilter_rocksdb::{RocksDbBlock, RocksDbBlockEntries};
+///
+/// // Two entries, "apple" then "apricot" sharing "ap", and the restart array: one restart at 0.
+/// let block = [&[0, 5, 1][..], b"apple1", &[2, 5, 1], b"ricot2", &[0, 0, 0, 0, 1, 0, 0, 0]].concat();
+/// let entries: Vec<_> = RocksDbBlockEntries::new(&block, RocksDbBlock::Data, 0).collect::<Result<_, _>>()?;
+/// assert_eq!(entries[1], (b"apricot".as_slice().into(), &b"2"[..]));
+/// # Ok::<(), sstfilter_rocksdb::RocksDbTableError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct RocksDbBlockEntries<'a> {
     raw: RawEntries<'a>,
     key: Cow<'a, [u8]>,
     block: RocksDbBlock,
     offset: u64,
 }
 
-impl<'a> Entries<'a> {
-    /// The entries of `contents`, the block at `offset`.
-    fn new(contents: &'a [u8], block: RocksDbBlock, offset: u64) -> Self {
-        Entries {
+impl<'a> RocksDbBlockEntries<'a> {
+    /// The entries of `contents`, the contents of the `block` at `offset` (both for errors).
+    #[must_use]
+    pub fn new(contents: &'a [u8], block: RocksDbBlock, offset: u64) -> Self {
+        RocksDbBlockEntries {
             raw: RawEntries::new(contents, false),
             key: Cow::Borrowed(&[]),
             block,
@@ -1366,7 +1471,7 @@ impl<'a> Entries<'a> {
     }
 }
 
-impl<'a> Iterator for Entries<'a> {
+impl<'a> Iterator for RocksDbBlockEntries<'a> {
     type Item = Result<(Cow<'a, [u8]>, &'a [u8]), RocksDbTableError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -1480,9 +1585,19 @@ mod tests {
         }
 
         /// The file with its footer of `version`, the meta-index at `meta`.
-        fn finish(mut self, version: u32, meta: RocksDbBlockHandle) -> Vec<u8> {
+        fn finish(self, version: u32, meta: RocksDbBlockHandle) -> Vec<u8> {
+            self.finish_with_index(version, meta, RocksDbBlockHandle { offset: 0, size: 0 })
+        }
+
+        /// [`finish`](Self::finish), the footer naming `index` as the index block (before version 6).
+        fn finish_with_index(
+            mut self,
+            version: u32,
+            meta: RocksDbBlockHandle,
+            index: RocksDbBlockHandle,
+        ) -> Vec<u8> {
             let mut handles = encode_handle(meta.offset, meta.size);
-            handles.extend(encode_handle(0, 0));
+            handles.extend(encode_handle(index.offset, index.size));
             handles.resize(HANDLES_LEN, 0);
             if version == 0 {
                 self.bytes.extend(handles);
@@ -2127,6 +2242,88 @@ mod tests {
         assert_eq!(Other.prefix(b"ab"), None);
     }
 
+    /// LevelDB's table layout (format version 0 without a properties block): the index and data blocks, a
+    /// compressed block handed over as stored, and a `filter.<policy>` block, each checksum-verified.
+    #[test]
+    fn leveldb_layout_tables_read_their_index_data_and_filter_blocks() {
+        let mut file = File::new(RocksDbChecksum::Crc32c, 0);
+        let data = [
+            file.add(
+                &block(&[(b"a", b"1".to_vec()), (b"b", b"2".to_vec())], 16),
+                0,
+            ),
+            file.add(b"snappy bytes, not read", 1),
+        ];
+        let filter = file.add(b"a per-2 KiB filter block", 0);
+        let index = block(
+            &[
+                (b"b", encode_handle(data[0].offset, data[0].size)),
+                (b"c", encode_handle(data[1].offset, data[1].size)),
+            ],
+            1,
+        );
+        let index = file.add(&index, 0);
+        let meta = block(
+            &[(
+                b"filter.leveldb.BuiltinBloomFilter2",
+                encode_handle(filter.offset, filter.size),
+            )],
+            1,
+        );
+        let meta = file.add(&meta, 0);
+        let bytes = file.finish_with_index(0, meta, index);
+        let table = RocksDbTable::open(&bytes).unwrap();
+        assert_eq!(table.format_version(), 0);
+        assert_eq!(table.properties_handle(), Ok(None));
+        assert!(table.filter().unwrap().is_none(), "no full filter");
+        assert_eq!(table.index_handle(), Some(index));
+
+        let stored = table.read_block(index, RocksDbBlock::Index).unwrap();
+        assert_eq!(stored.compression, 0);
+        let handles: Vec<RocksDbBlockHandle> =
+            RocksDbBlockEntries::new(stored.contents, RocksDbBlock::Index, index.offset)
+                .map(|e| RocksDbBlockHandle::decode(e.unwrap().1).unwrap())
+                .collect();
+        assert_eq!(handles, data);
+        let first = table.read_block(data[0], RocksDbBlock::Data).unwrap();
+        let keys: Vec<Vec<u8>> =
+            RocksDbBlockEntries::new(first.contents, RocksDbBlock::Data, data[0].offset)
+                .map(|e| e.unwrap().0.into_owned())
+                .collect();
+        assert_eq!(keys, [b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(
+            table.read_block(data[1], RocksDbBlock::Data),
+            Ok(RocksDbStoredBlock {
+                contents: b"snappy bytes, not read",
+                compression: 1
+            })
+        );
+        let meta = table.meta_blocks().next().unwrap().unwrap();
+        let filter_block = table
+            .read_block(meta.handle, RocksDbBlock::BlockBasedFilter)
+            .unwrap();
+        assert_eq!(filter_block.contents, b"a per-2 KiB filter block");
+
+        // A flipped byte in a data block is found by its checksum, and named.
+        let mut damaged = bytes.clone();
+        damaged[data[0].offset as usize] ^= 1;
+        let table = RocksDbTable::open(&damaged).unwrap();
+        assert!(matches!(
+            table.read_block(data[0], RocksDbBlock::Data),
+            Err(RocksDbTableError::ChecksumMismatch {
+                block: RocksDbBlock::Data,
+                ..
+            })
+        ));
+        assert_eq!(RocksDbBlockHandle::decode(&[0x80]), None);
+
+        // Format version 6 names no index block in its footer; RocksDB's tables have a properties block.
+        let v6 = full_table(6, RocksDbChecksum::Crc32c, b"rocksdb.BuiltinBloomFilter");
+        let v6 = RocksDbTable::open(&v6).unwrap();
+        assert_eq!(v6.index_handle(), None);
+        assert!(v6.properties_handle().unwrap().is_some());
+    }
+
     #[test]
     fn block_entries_share_prefixes_and_skip_a_hash_index() {
         let entries: Vec<(&[u8], Vec<u8>)> = vec![
@@ -2136,7 +2333,7 @@ mod tests {
         ];
         let plain = block(&entries, 16);
         let read = |contents: &[u8]| -> Vec<(Vec<u8>, Vec<u8>)> {
-            Entries::new(contents, RocksDbBlock::Properties, 0)
+            RocksDbBlockEntries::new(contents, RocksDbBlock::Properties, 0)
                 .map(|e| e.map(|(k, v)| (k.into_owned(), v.to_vec())).unwrap())
                 .collect()
         };
@@ -2146,7 +2343,7 @@ mod tests {
             .collect();
         assert_eq!(read(&plain), want);
         assert!(matches!(
-            Entries::new(&plain, RocksDbBlock::Properties, 0).nth(1),
+            RocksDbBlockEntries::new(&plain, RocksDbBlock::Properties, 0).nth(1),
             Some(Ok((Cow::Owned(_), _)))
         ));
         // The same entries with a hash index of 3 buckets between the restart array and num_restarts (top bit set).
@@ -2160,7 +2357,7 @@ mod tests {
         let mut big = vec![0u8; MAX_HASH_INDEX_BLOCK];
         big.extend((1u32 | HASH_INDEX_BIT).to_le_bytes());
         assert!(matches!(
-            Entries::new(&big, RocksDbBlock::Properties, 0).next(),
+            RocksDbBlockEntries::new(&big, RocksDbBlock::Properties, 0).next(),
             Some(Err(_))
         ));
         // No restart points: no entries, whatever precedes.
