@@ -1,6 +1,6 @@
 //! Arbitrary bytes as a RocksDB filter block (seeds: the blocks RocksDB wrote in
-//! `tests/golden-rocksdb/`): `RocksDbFilter` reads some format from any bytes, whose lengths lie
-//! inside the block, and answers every key without panicking. The first byte also configures the `Recipe`s
+//! `crates/sstfilter-rocksdb/tests/golden-rocksdb/`): `RocksDbFilter` reads some format from any bytes, whose
+//! lengths lie inside the block, and answers every key without panicking. The first byte also configures the `Recipe`s
 //! `RocksDbBloom` and `RocksDbRibbon` (0 to 127.5 bits/key; a refusal must be one the documentation states): an
 //! accepted one writes a block RocksDB reads as FastLocalBloom (or Standard128Ribbon) that may match every key cut
 //! from the bytes.

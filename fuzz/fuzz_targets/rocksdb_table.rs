@@ -1,9 +1,9 @@
 //! Arbitrary bytes as a RocksDB SST file or a LevelDB table, its format version 0 (seeds: tables RocksDB 7.8.3
 //! wrote, full and partitioned filters, every checksum type in turn, format version 0 and no checksums, and a table
 //! LevelDB 1.23 wrote): `RocksDbTable::open` rejects them with a typed error, or every meta block, the properties
-//! block's handle, the filter (full or partitioned, each partition) and its answers for keys cut from the bytes,
-//! the index block and the data blocks it names (each read as stored, and its entries where it is not compressed)
-//! come without a panic.
+//! block's handle, the filter (full or partitioned, each partition) and its answers for keys cut from the bytes and
+//! for their prefixes, the index block and the data blocks it names (each read as stored, and its entries where it
+//! is not compressed) come without a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

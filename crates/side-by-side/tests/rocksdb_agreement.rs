@@ -437,7 +437,7 @@ fn any_metadata_reads_as_rocksdb_reads_it() {
     );
 }
 
-/// The golden RocksDB blocks of `tests/golden-rocksdb/` (read there without RocksDB) are what
+/// The golden RocksDB blocks of `crates/sstfilter-rocksdb/tests/golden-rocksdb/` (read there without RocksDB) are what
 /// RocksDB writes: each file's block is RocksDB's filter of its keys, and its answers RocksDB's. With
 /// `SSTFILTER_BLESS=1`, a listed file that does not exist is written from RocksDB's output.
 #[test]
