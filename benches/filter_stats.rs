@@ -20,7 +20,7 @@ const KEYS: u32 = 1_000_000;
 const QUERIES: usize = 1000;
 
 fn filter() -> FilterBlock<Vec<u8>> {
-    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     for i in 0..KEYS {
         builder.add_key(format!("key{i:012}").as_bytes());
     }

@@ -20,7 +20,7 @@ fn key(i: u64) -> Vec<u8> {
 }
 
 fn block_of(n: u64) -> Vec<u8> {
-    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     for i in 0..n {
         builder.add_key(&key(i));
     }
@@ -82,7 +82,7 @@ impl PartitionLoader for Bytes {
 
 fn partitioned(c: &mut Criterion) {
     let n = 1_000_000u64;
-    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     for i in 0..n {
         builder.add_key(&key(i)).unwrap();
     }

@@ -101,7 +101,7 @@ fn main() {
         .collect();
 
     // The point-filter peer of this run: BlockedBloom at 10 bits/key over the same keys.
-    let mut bloom = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut bloom = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     for k in &keys {
         bloom.add_key(k);
     }
@@ -122,7 +122,7 @@ fn main() {
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (range_log2, fpr) in [(4u32, 0.01), (8, 0.01), (16, 0.01), (16, 0.001)] {
-        let policy = RangePolicy::new(1 << range_log2, fpr);
+        let policy = RangePolicy::new(1 << range_log2, fpr).unwrap();
         let build = median_ns(3, keys.len(), || {
             black_box(range_block(policy, &keys));
         });
@@ -193,7 +193,7 @@ fn main() {
     println!("| L | ε | bits/key | k = 1 | k = 10 | k = 100 | k = 1000 |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     for (range_log2, fpr) in [(4u32, 0.01), (8, 0.01), (10, 0.01), (16, 0.01)] {
-        let policy = RangePolicy::new(1 << range_log2, fpr);
+        let policy = RangePolicy::new(1 << range_log2, fpr).unwrap();
         let block = range_block(policy, &dec_keys);
         let filter = FilterBlock::open(&block[..]).unwrap();
         let mut cells = Vec::new();
@@ -238,13 +238,13 @@ fn policy_at_space(max_range_len: u64, bits: f64, keys: &[[u8; 8]]) -> RangePoli
     let (mut lo, mut hi) = (RangePolicy::MIN_FPR.log2(), -1e-9f64); // log2 of the rate
     for _ in 0..30 {
         let mid = (lo + hi) / 2.0;
-        if bits_of(RangePolicy::new(max_range_len, mid.exp2())) > bits {
+        if bits_of(RangePolicy::new(max_range_len, mid.exp2()).unwrap()) > bits {
             lo = mid; // too big: a higher rate
         } else {
             hi = mid;
         }
     }
-    RangePolicy::new(max_range_len, hi.exp2())
+    RangePolicy::new(max_range_len, hi.exp2()).unwrap()
 }
 
 /// Two key sets of `n` u64s, sorted and distinct: uniform, and `n / 1000` clusters of 1000 (each in a window of
@@ -288,7 +288,8 @@ fn consecutive_beside_grafite(n: usize, queries: usize) {
             .map(|i| (i / block) * 10 * block + i % block)
             .collect();
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| id.to_be_bytes()).collect();
-        let ours = FilterBlock::open(range_block(RangePolicy::new(len, 0.01), &keys)).unwrap();
+        let ours =
+            FilterBlock::open(range_block(RangePolicy::new(len, 0.01).unwrap(), &keys)).unwrap();
         let peer = grafite_filter(&ids, len, 0.01);
         let top = ids[ids.len() - 1];
         let ranges: Vec<(u64, u64)> = (0..queries as u64)
@@ -402,14 +403,14 @@ fn beside_grafite(n: usize, queries: usize) {
     for (shape, ids, windows) in key_sets(n) {
         let keys: Vec<[u8; 8]> = ids.iter().map(|id| id.to_be_bytes()).collect();
         // A point filter's question on the same keys, the yardstick of a range question's cost.
-        let mut bloom = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut bloom = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         for k in &keys {
             bloom.add_key(k);
         }
         let bloom = FilterBlock::open(bloom.finish()).unwrap();
         for range_log2 in [10u32, 16] {
             let (len, fpr) = (1u64 << range_log2, 0.01);
-            let policy = RangePolicy::new(len, fpr);
+            let policy = RangePolicy::new(len, fpr).unwrap();
             let row = |what: &str, ours: f64, peer: f64, ratio: f64| {
                 println!(
                     "| {shape} | 2^{range_log2} | {fpr} | {what} | {ours:.3} | {peer:.3} | {ratio:.2} |"

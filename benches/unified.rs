@@ -90,9 +90,9 @@ fn unified(c: &mut Criterion) {
         .collect();
 
     let options = TableFilterOptions::new()
-        .point(BlockedBloomPolicy::new(10.0))
+        .point(BlockedBloomPolicy::new(10.0).unwrap())
         .prefixes(tenants.clone(), true)
-        .and_then(|o| o.range(RangePolicy::new(1 << 10, 0.01)))
+        .and_then(|o| o.range(RangePolicy::new(1 << 10, 0.01).unwrap()))
         .unwrap();
     let (blocks, point, range) = build(&options);
     let (point, range) = (&blocks[point.unwrap()][..], &blocks[range.unwrap()][..]);
@@ -205,7 +205,7 @@ fn unified(c: &mut Criterion) {
     group.finish();
 
     let partitioned = TableFilterOptions::new()
-        .point(BlockedBloomPolicy::new(10.0))
+        .point(BlockedBloomPolicy::new(10.0).unwrap())
         .partitioned(DEFAULT_PARTITION_BYTES, PartitionCuts::Anywhere)
         .unwrap();
     let (blocks, index, _) = build(&partitioned);

@@ -17,7 +17,7 @@ use core::fmt;
 /// ```
 /// use sstfilter::{AlignedBlock, BlockedBloomPolicy, FilterBlock, FilterBlockBuilder};
 ///
-/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)?);
 /// builder.add_key(b"apple");
 /// let bytes = builder.finish(); // as read from a table file
 ///
@@ -26,7 +26,7 @@ use core::fmt;
 /// assert_eq!(cached.as_ref().as_ptr() as usize % AlignedBlock::ALIGN, 0);
 /// let filter = FilterBlock::open(cached)?;
 /// assert!(filter.may_contain(b"apple"));
-/// # Ok::<(), sstfilter::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// Any alignment reads correctly; this one puts each key's 64 bytes in one cache line. What that is worth depends

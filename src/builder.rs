@@ -200,12 +200,13 @@ impl Hashes {
 /// ```
 /// use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder};
 ///
-/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)?);
 /// builder.add_key(b"apple");
 /// builder.add_key(b"banana");
 /// let block = builder.finish();
-/// let filter = FilterBlock::open(&block[..]).unwrap();
+/// let filter = FilterBlock::open(&block[..])?;
 /// assert!(filter.may_contain(b"apple"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
 pub struct FilterBlockBuilder<P: FilterPolicy> {
@@ -274,7 +275,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// use sstfilter::{Answer, BlockedBloomPolicy, DelimitedPrefix, FilterBlock, FilterBlockBuilder};
     ///
     /// let users = Arc::new(DelimitedPrefix::new(b':')); // "usr:", "org:", ...
-    /// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)).with_prefixes(users.clone(), true)?;
+    /// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)?).with_prefixes(users.clone(), true)?;
     /// for key in [&b"org:acme"[..], b"usr:alice", b"usr:bob"] {
     ///     builder.add_key(key);
     /// }
@@ -481,7 +482,7 @@ mod tests {
 
     #[test]
     fn drops_adjacent_duplicates_only() {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         for key in [&b"a"[..], b"a", b"b", b"a", b"b", b"b"] {
             b.add_key(key);
         }
@@ -494,7 +495,7 @@ mod tests {
     fn memory_grows_with_the_keys_and_has_no_fixed_floor() {
         let bound = |n: usize| 16 * n + 8 * FIRST_CHUNK * (1 << BUCKET_BITS);
         for n in [0usize, 1, 10, 100, 1000, 100_000, 300_000] {
-            let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+            let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
             for i in 0..n as u64 {
                 b.add_key(&i.to_le_bytes());
             }
@@ -517,9 +518,9 @@ mod tests {
 
     #[test]
     fn a_reset_builder_builds_the_same_blocks_in_the_same_memory() {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         let table = |t: u64| (0..50_000u64).map(move |i| (t * 1_000_000 + i).to_le_bytes());
-        let mut fresh = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut fresh = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         for key in table(0) {
             b.add_key(&key);
             fresh.add_key(&key);
@@ -532,7 +533,7 @@ mod tests {
             for key in table(t) {
                 b.add_key(&key);
             }
-            let mut again = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+            let mut again = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
             table(t).for_each(|k| again.add_key(&k));
             assert_eq!(b.finish_and_reset(), again.finish(), "table {t}");
             assert_eq!(b.memory_bytes(), held, "table {t} allocated more");
@@ -562,7 +563,7 @@ mod tests {
 
     #[test]
     fn finish_into_appends_a_self_contained_block() {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         b.add_key(b"k");
         let alone = b.clone().finish();
         let mut out = b"header".to_vec();

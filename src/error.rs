@@ -291,17 +291,3 @@ pub(crate) fn check_fpr(setting: &'static str, fpr: f64) -> Result<f64, UsageErr
         ))
     }
 }
-
-/// The value of a panicking constructor whose `try_` twin returned `value`: a refused configuration is a
-/// programming error (as documented on every such constructor), reported with the error's message at the caller.
-#[track_caller]
-pub(crate) fn configured<T>(value: Result<T, UsageError>) -> T {
-    #[expect(
-        clippy::panic,
-        reason = "documented: a bad configuration constant is a programming error"
-    )]
-    match value {
-        Ok(value) => value,
-        Err(error) => panic!("{error}"),
-    }
-}

@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn policies_work_through_smart_pointers() {
-        let policy = BlockedBloomPolicy::new(10.0);
+        let policy = BlockedBloomPolicy::new(10.0).unwrap();
         let boxed: Box<dyn FilterPolicy> = Box::new(policy);
         let shared: Arc<dyn FilterPolicy> = Arc::new(policy);
         assert_eq!(boxed.plan(100), policy.plan(100));

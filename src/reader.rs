@@ -29,7 +29,7 @@ use core::ops::Bound;
 /// ```
 /// use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder, key_hash};
 ///
-/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+/// let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0)?);
 /// for i in 0..1000u32 {
 ///     builder.add_key(format!("usr:{i:012}").as_bytes());
 /// }
@@ -40,7 +40,7 @@ use core::ops::Bound;
 /// // Hash once, then ask every table of every level:
 /// let h = key_hash(b"usr:000000000042");
 /// assert!(filter.may_contain_hash(h));
-/// # Ok::<(), sstfilter::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct FilterBlock<B> {
@@ -240,7 +240,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// use sstfilter::{Answer, FilterBlock, RangeFilterBuilder, RangePolicy, Reason};
     ///
     /// let key = |id: u64| [&b"k:"[..], &id.to_be_bytes()].concat();
-    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01));
+    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01)?);
     /// for id in [10, 20, 420] {
     ///     builder.add_key(&key(id))?;
     /// }
@@ -287,7 +287,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
     /// use sstfilter::{Answer, FilterBlock, RangeFilterBuilder, RangePolicy};
     ///
     /// let key = |id: u64| id.to_be_bytes();
-    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01));
+    /// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1024, 0.01)?);
     /// for id in (0..1000).map(|i| i * 1000) {
     ///     builder.add_key(&key(id))?;
     /// }
@@ -395,7 +395,7 @@ mod tests {
     use crate::{BlockedBloomPolicy, FilterBlockBuilder};
 
     fn block_of(keys: &[&[u8]]) -> Vec<u8> {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         for k in keys {
             b.add_key(k);
         }

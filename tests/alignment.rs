@@ -26,14 +26,23 @@ fn every_offset_from_a_cache_line_reads_alike() {
     let present = keys("present:", 3000);
     let absent = keys("absent:", 20_000);
     let policies: [(&str, Box<dyn FilterPolicy>); 5] = [
-        ("BlockedBloom 10", Box::new(BlockedBloomPolicy::new(10.0))),
-        ("BlockedBloom 20", Box::new(BlockedBloomPolicy::new(20.0))),
-        ("Ribbon 10", Box::new(RibbonPolicy::new(10.0))),
+        (
+            "BlockedBloom 10",
+            Box::new(BlockedBloomPolicy::new(10.0).unwrap()),
+        ),
+        (
+            "BlockedBloom 20",
+            Box::new(BlockedBloomPolicy::new(20.0).unwrap()),
+        ),
+        ("Ribbon 10", Box::new(RibbonPolicy::new(10.0).unwrap())),
         (
             "Ribbon 2^-27",
-            Box::new(RibbonPolicy::with_fpr(2f64.powi(-27))),
+            Box::new(RibbonPolicy::with_fpr(2f64.powi(-27)).unwrap()),
         ),
-        ("StandardBloom 10", Box::new(StandardBloomPolicy::new(10.0))),
+        (
+            "StandardBloom 10",
+            Box::new(StandardBloomPolicy::new(10.0).unwrap()),
+        ),
     ];
     for (name, policy) in policies {
         let mut builder = FilterBlockBuilder::new(policy);

@@ -20,7 +20,7 @@ struct Case {
 }
 
 fn case(name: &'static str, n: usize, bits_per_key: f64) -> Case {
-    case_with(name, n, BlockedBloomPolicy::new(bits_per_key))
+    case_with(name, n, BlockedBloomPolicy::new(bits_per_key).unwrap())
 }
 
 fn case_keys(n: usize) -> Vec<Vec<u8>> {
@@ -136,27 +136,31 @@ fn every_truncation_and_bit_flip_is_caught_or_harmless() {
         case("100 keys at 10 bits/key", 100, 10.0),
         case("1000 keys at 3.3 bits/key", 1000, 3.3),
         case("300 keys at 32 bits/key", 300, 32.0),
-        case_with("standard bloom, empty", 0, StandardBloomPolicy::new(10.0)),
+        case_with(
+            "standard bloom, empty",
+            0,
+            StandardBloomPolicy::new(10.0).unwrap(),
+        ),
         case_with(
             "standard bloom, 100 keys at 10 bits/key",
             100,
-            StandardBloomPolicy::new(10.0),
+            StandardBloomPolicy::new(10.0).unwrap(),
         ),
         case_with(
             "standard bloom, 500 keys at 3.3 bits/key",
             500,
-            StandardBloomPolicy::new(3.3),
+            StandardBloomPolicy::new(3.3).unwrap(),
         ),
         framed_case("framed in-memory bits, 120 keys in 1001 bits", 120),
         prefix_case(
             "prefixes, BlockedBloom, 100 keys",
             100,
-            BlockedBloomPolicy::new(10.0),
+            BlockedBloomPolicy::new(10.0).unwrap(),
         ),
         prefix_case(
             "prefixes, StandardBloom, 100 keys",
             100,
-            StandardBloomPolicy::new(10.0),
+            StandardBloomPolicy::new(10.0).unwrap(),
         ),
     ];
     cases.iter().for_each(truncate_and_flip_every_bit);
@@ -203,7 +207,7 @@ fn arbitrary_trailers_never_panic() {
         case_with(
             "standard bloom, 100 keys",
             100,
-            StandardBloomPolicy::new(10.0),
+            StandardBloomPolicy::new(10.0).unwrap(),
         ),
     ] {
         every_value_of_every_trailer_byte(&case);
@@ -254,21 +258,21 @@ fn ribbon_blocks_every_truncation_and_bit_flip_is_caught_or_harmless() {
             "Ribbon, 300 keys at Bloom-equivalent 10",
             300,
             1,
-            RibbonPolicy::new(10.0),
+            RibbonPolicy::new(10.0).unwrap(),
         ),
         // Two shards (and so a directory with an interior boundary), one column count (8).
         ribbon_case(
             "Ribbon, 9000 keys at 2^-8",
             9000,
             30,
-            RibbonPolicy::with_fpr(2f64.powi(-8)),
+            RibbonPolicy::with_fpr(2f64.powi(-8)).unwrap(),
         ),
         // Wide results: 16 and 17 columns.
         ribbon_case(
             "Ribbon, 500 keys at 1e-5",
             500,
             1,
-            RibbonPolicy::with_fpr(1e-5),
+            RibbonPolicy::with_fpr(1e-5).unwrap(),
         ),
     ]
     .iter()
@@ -281,7 +285,7 @@ fn ribbon_arbitrary_trailers_never_panic() {
         "Ribbon, 2000 keys",
         2000,
         1,
-        RibbonPolicy::new(10.0),
+        RibbonPolicy::new(10.0).unwrap(),
     ));
 }
 
@@ -290,8 +294,12 @@ fn ribbon_arbitrary_directories_never_panic() {
     // Directory bytes are payload: the structural checks do not read them, so every value of each must leave
     // queries in bounds. (A wrong value inside the valid ranges can lose keys; only the CRC32 catches that, as it
     // does any payload corruption.)
-    let Case { name, keys, block } =
-        ribbon_case("Ribbon, 9000 keys", 9000, 1, RibbonPolicy::new(10.0));
+    let Case { name, keys, block } = ribbon_case(
+        "Ribbon, 9000 keys",
+        9000,
+        1,
+        RibbonPolicy::new(10.0).unwrap(),
+    );
     let params = match *FilterBlock::open(&block[..]).unwrap().params() {
         KindParams::Ribbon(p) => p,
         _ => unreachable!(),
@@ -332,7 +340,7 @@ fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
             case_with(
                 "StandardBloom, 100 keys",
                 100,
-                StandardBloomPolicy::new(10.0),
+                StandardBloomPolicy::new(10.0).unwrap(),
             ),
             1,
         ),
@@ -341,7 +349,7 @@ fn flips_with_a_recomputed_checksum_read_as_the_spec_says() {
                 "Ribbon, 300 keys at 2^-25",
                 300,
                 1,
-                RibbonPolicy::with_fpr(2f64.powi(-25)),
+                RibbonPolicy::with_fpr(2f64.powi(-25)).unwrap(),
             ),
             7,
         ),
@@ -418,13 +426,17 @@ fn range_case_of(name: &'static str, keys: Vec<Vec<u8>>, policy: RangePolicy) ->
 
 fn range_cases() -> [Case; 4] {
     [
-        range_case("Range, empty", 0, RangePolicy::new(16, 0.01)),
-        range_case("Range, one key", 1, RangePolicy::new(16, 0.01)),
-        range_case("Range, 200 keys, L = 2^8", 200, RangePolicy::new(256, 0.01)),
+        range_case("Range, empty", 0, RangePolicy::new(16, 0.01).unwrap()),
+        range_case("Range, one key", 1, RangePolicy::new(16, 0.01).unwrap()),
+        range_case(
+            "Range, 200 keys, L = 2^8",
+            200,
+            RangePolicy::new(256, 0.01).unwrap(),
+        ),
         range_case(
             "Range, 100 keys, L = 1 at 1/2",
             100,
-            RangePolicy::new(1, 0.5),
+            RangePolicy::new(1, 0.5).unwrap(),
         ),
     ]
 }
@@ -461,7 +473,7 @@ fn range_flips_with_a_recomputed_checksum_read_as_the_spec_says() {
     cases.push(range_case_of(
         "Range, 150 spread keys",
         spread,
-        RangePolicy::new(256, 0.01),
+        RangePolicy::new(256, 0.01).unwrap(),
     ));
     for Case { name, keys, block } in cases {
         let (mut compared, mut accepted) = (0, 0);

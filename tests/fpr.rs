@@ -165,7 +165,7 @@ struct Measured {
 
 fn measured_fpr(bits_per_key: f64) -> Measured {
     const KEYS: usize = 1_000_000;
-    let block = block(BlockedBloomPolicy::new(bits_per_key), KEYS);
+    let block = block(BlockedBloomPolicy::new(bits_per_key).unwrap(), KEYS);
     let filter = FilterBlock::open(&block[..]).unwrap();
     let KindParams::BlockedBloom(params) = *filter.params() else {
         panic!("BlockedBloomPolicy builds BlockedBloom");
@@ -284,11 +284,15 @@ fn assert_bloom(
     assert_rate(&format!("{what}, formula"), count, trials, formula, spread);
 }
 
-/// A StandardBloom block of `StandardBloomPolicy::new(bits_per_key)` over 10^6 keys: see
+/// A StandardBloom block of `StandardBloomPolicy::new(bits_per_key).unwrap()` over 10^6 keys: see
 /// [`check_standard_bloom_block`].
 fn check_standard_bloom(bits_per_key: f64, max_trials: usize) {
     let what = format!("StandardBloomPolicy::new({bits_per_key})");
-    check_standard_bloom_block(&what, StandardBloomPolicy::new(bits_per_key), max_trials);
+    check_standard_bloom_block(
+        &what,
+        StandardBloomPolicy::new(bits_per_key).unwrap(),
+        max_trials,
+    );
 }
 
 /// A StandardBloom block of `policy` (`what`) over 10^6 keys against `FilterBlock::expected_fpr` (which is
@@ -361,13 +365,13 @@ fn standard_bloom_blocks_of_in_memory_sizes_meet_their_formula() {
 
 // --- Ribbon ---
 
-/// A Ribbon block of `RibbonPolicy::with_fpr(fpr)` over 10^6 keys against `FilterBlock::expected_fpr`
+/// A Ribbon block of `RibbonPolicy::with_fpr(fpr).unwrap()` over 10^6 keys against `FilterBlock::expected_fpr`
 /// (`f·2^-r + (1 − f)·2^-(r+1)`), over absent keys for 2·10^4 false positives (at least 4·10^6, at most
 /// `max_trials`). A foreign key passes with probability `2^-r` whatever the solution (its result bits are
 /// independent of its row), so one filter adds no spread. The block's bits per key are `FilterModel::Ribbon`'s for
 /// its rate to within the model's rounding (its fixed 1.5 % slot overhead and directory estimate: 2 %).
 fn check_ribbon(fpr: f64, max_trials: usize) {
-    let block = block(RibbonPolicy::with_fpr(fpr), 1_000_000);
+    let block = block(RibbonPolicy::with_fpr(fpr).unwrap(), 1_000_000);
     let filter = FilterBlock::open(&block[..]).unwrap();
     assert_eq!(filter.kind(), FilterKind::Ribbon);
     let formula = filter.expected_fpr();
@@ -484,11 +488,11 @@ fn range_probability(params: &RangeParams, n: u64, len: u64) -> f64 {
     -(len as f64 * (-params.range_fpr(n, 1)).ln_1p()).exp_m1()
 }
 
-/// A Range block of `RangePolicy::new(max_range_len, fpr)` over 10^6 keys on `trials` empty ranges of each
+/// A Range block of `RangePolicy::new(max_range_len, fpr).unwrap()` over 10^6 keys on `trials` empty ranges of each
 /// length, against the probability [`range_probability`] (within `Z` standard deviations) and the bound
 /// `RangeParams::range_fpr` (`n·ℓ/r`, kept to within the same tolerance).
 fn check_range_lengths(max_range_len: u64, fpr: f64, lengths: &[(u64, usize)]) {
-    let (block, values) = range_filter(RangePolicy::new(max_range_len, fpr), 1_000_000);
+    let (block, values) = range_filter(RangePolicy::new(max_range_len, fpr).unwrap(), 1_000_000);
     let filter = FilterBlock::open(&block[..]).unwrap();
     let KindParams::Range(params) = *filter.params() else {
         panic!("a Range block");
@@ -515,7 +519,7 @@ fn check_range_lengths(max_range_len: u64, fpr: f64, lengths: &[(u64, usize)]) {
     }
 }
 
-/// `RangePolicy::new(1024, 0.04)` on empty ranges of `ℓ = L = 1024`, 256 and 32 integers (`n·ℓ/r` = 4 %, 1 % and
+/// `RangePolicy::new(1024, 0.04).unwrap()` on empty ranges of `ℓ = L = 1024`, 256 and 32 integers (`n·ℓ/r` = 4 %, 1 % and
 /// 0.125 %): 10^6, 2·10^6 and 4·10^6 ranges, 4·10^4, 2·10^4 and 5·10^3 false positives, tolerances of 2.5 %,
 /// 3.5 % and 7 %. Halving or doubling `ℓ` (a range mapped to the wrong codes) doubles or halves the rate.
 #[test]
@@ -527,12 +531,12 @@ fn range_blocks_meet_their_formula_on_ranges_of_l_and_shorter() {
     );
 }
 
-/// `RangePolicy::new(4, 0.04)` over 10^6 keys on points (`ℓ = 1`), against `FilterBlock::expected_fpr` (`n/r`,
+/// `RangePolicy::new(4, 0.04).unwrap()` over 10^6 keys on points (`ℓ = 1`), against `FilterBlock::expected_fpr` (`n/r`,
 /// about 1 %: `n` counts distinct codes, and a few keys share one): 2·10^6 absent points, 2·10^4 false positives,
 /// a tolerance of 3.5 %.
 #[test]
 fn range_blocks_meet_their_formula_on_points() {
-    let (block, _) = range_filter(RangePolicy::new(4, 0.04), 1_000_000);
+    let (block, _) = range_filter(RangePolicy::new(4, 0.04).unwrap(), 1_000_000);
     let filter = FilterBlock::open(&block[..]).unwrap();
     let formula = filter.expected_fpr();
     assert!((formula / 0.01 - 1.0).abs() < 0.01, "points at {formula}");

@@ -10,9 +10,9 @@
 //! keys are `golden-{i}` for `i` in `0..keys`. `prefixes`, on version-2 blocks, names the prefix extractor the keys
 //! went through (`fixed{n}`, `delimited{byte in hex}`, `capped{n}`), with `only` appended when whole keys were
 //! left out. `how` says how the file was first written: `bpk{x}` with the kind's policy
-//! at `x` bits/key (Ribbon: Bloom-equivalent bits/key), `fpr2e{e}` with `RibbonPolicy::with_fpr(2^-e)`,
+//! at `x` bits/key (Ribbon: Bloom-equivalent bits/key), `fpr2e{e}` with `RibbonPolicy::with_fpr(2^-e).unwrap()`,
 //! `k{k}b{blocks}` with explicit `BlockedBloomParams::new(blocks, k)`, `k{k}m{bits}` with explicit
-//! `StandardBloomParams::new(bits, k)`, `r{s}e{e}` with `RangePolicy::new(2^s, 2^-e)` (Range blocks, whose keys
+//! `StandardBloomParams::new(bits, k)`, `r{s}e{e}` with `RangePolicy::new(2^s, 2^-e).unwrap()` (Range blocks, whose keys
 //! are added in sorted order). Range blocks are rebuilt through the policy their name gives here, and from their
 //! own parameters inside the crate (`src/kind/range/tests.rs`). This test only ever gains files: a change that alters the bytes of an
 //! existing file is a format change and needs a new version (see FORMAT.md). The one exception came before the
@@ -218,7 +218,7 @@ fn range_block(golden: &Golden, range_log2: u32, rate_log2: f64) -> Vec<u8> {
     let mut keys = keys(golden.keys);
     keys.sort();
     let mut builder =
-        RangeFilterBuilder::new(RangePolicy::new(1 << range_log2, (-rate_log2).exp2()));
+        RangeFilterBuilder::new(RangePolicy::new(1 << range_log2, (-rate_log2).exp2()).unwrap());
     for k in &keys {
         builder.add_key(k).unwrap();
     }
@@ -259,10 +259,16 @@ fn first_written(golden: &Golden) -> Vec<u8> {
         return range_block(golden, range_log2, rate_log2);
     }
     let policy: Box<dyn FilterPolicy> = match (golden.kind, golden.how) {
-        (FilterKind::BlockedBloom, How::BitsPerKey(b)) => Box::new(BlockedBloomPolicy::new(b)),
-        (FilterKind::Ribbon, How::BitsPerKey(b)) => Box::new(RibbonPolicy::new(b)),
-        (FilterKind::StandardBloom, How::BitsPerKey(b)) => Box::new(StandardBloomPolicy::new(b)),
-        (FilterKind::Ribbon, How::RibbonRate(fpr)) => Box::new(RibbonPolicy::with_fpr(fpr)),
+        (FilterKind::BlockedBloom, How::BitsPerKey(b)) => {
+            Box::new(BlockedBloomPolicy::new(b).unwrap())
+        }
+        (FilterKind::Ribbon, How::BitsPerKey(b)) => Box::new(RibbonPolicy::new(b).unwrap()),
+        (FilterKind::StandardBloom, How::BitsPerKey(b)) => {
+            Box::new(StandardBloomPolicy::new(b).unwrap())
+        }
+        (FilterKind::Ribbon, How::RibbonRate(fpr)) => {
+            Box::new(RibbonPolicy::with_fpr(fpr).unwrap())
+        }
         (_, How::BlockedBloom { probes, blocks }) => Box::new(Explicit(FilterPlan::BlockedBloom(
             BlockedBloomParams::new(blocks, probes).unwrap(),
         ))),

@@ -35,8 +35,8 @@ const SLASH: u8 = b'/';
 /// Every combination, by directory name: its options.
 fn combinations() -> Vec<(&'static str, TableFilterOptions)> {
     let tenants = || Arc::new(DelimitedPrefix::new(SLASH));
-    let range = RangePolicy::new(1 << 10, 0.01);
-    let bloom = || TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
+    let range = RangePolicy::new(1 << 10, 0.01).unwrap();
+    let bloom = || TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0).unwrap());
     let partitioned = |o: TableFilterOptions| o.partitioned(160, PartitionCuts::Anywhere);
     let combinations = || -> Result<_, sstfilter::UsageError> {
         Ok(vec![
@@ -45,14 +45,14 @@ fn combinations() -> Vec<(&'static str, TableFilterOptions)> {
             (
                 "prefixes-only",
                 TableFilterOptions::new()
-                    .point(StandardBloomPolicy::new(10.0))
+                    .point(StandardBloomPolicy::new(10.0).unwrap())
                     .prefixes(tenants(), false)?,
             ),
             ("range", TableFilterOptions::new().range(range)?),
             (
                 "point-range",
                 TableFilterOptions::new()
-                    .point(RibbonPolicy::with_fpr(0.01))
+                    .point(RibbonPolicy::with_fpr(0.01).unwrap())
                     .range(range)?,
             ),
             (

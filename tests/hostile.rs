@@ -38,7 +38,7 @@ const PARAMS: usize = 8;
 const KEYS: usize = 24;
 
 fn valid_block(keys: u32, bits_per_key: f64) -> Vec<u8> {
-    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(bits_per_key));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(bits_per_key).unwrap());
     for i in 0..keys {
         builder.add_key(format!("key-{i}").as_bytes());
     }
@@ -259,7 +259,7 @@ fn hostile_trailers_are_rejected_without_allocating() {
 fn hostile_standard_bloom_trailers_are_rejected_without_allocating() {
     let _serial = serialised();
     // 1000 keys at 10 bits/key: 10,048 bits (157 words), 7 probes.
-    let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0));
+    let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0).unwrap());
     for i in 0..1000u32 {
         builder.add_key(format!("key-{i}").as_bytes());
     }
@@ -333,7 +333,7 @@ fn hostile_ribbon_trailers_are_rejected_without_allocating() {
     let _serial = serialised();
     // 20,000 keys: large enough that the policy writes Ribbon, and three shards, so the directory has inner
     // records as well as the first and the last.
-    let mut builder = FilterBlockBuilder::new(RibbonPolicy::new(10.0));
+    let mut builder = FilterBlockBuilder::new(RibbonPolicy::new(10.0).unwrap());
     for i in 0..20_000u32 {
         builder.add_key(format!("key-{i}").as_bytes());
     }
@@ -429,7 +429,7 @@ fn hostile_ribbon_trailers_are_rejected_without_allocating() {
 #[test]
 fn hostile_partition_indexes_are_rejected_without_allocating() {
     let _serial = serialised();
-    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0))
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0).unwrap())
         .with_partition_bytes(100)
         .unwrap();
     for i in 0..500u32 {
@@ -509,7 +509,7 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
 #[test]
 fn hostile_range_trailers_are_rejected_without_allocating() {
     let _serial = serialised();
-    let mut builder = RangeFilterBuilder::new(RangePolicy::new(1 << 12, 0.01));
+    let mut builder = RangeFilterBuilder::new(RangePolicy::new(1 << 12, 0.01).unwrap());
     for i in 0..5_000u32 {
         builder.add_key(format!("key-{i:08}").as_bytes()).unwrap();
     }

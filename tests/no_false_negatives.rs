@@ -138,7 +138,7 @@ fn standard_bloom_every_probe_count() {
 /// The key counts of the issue that found Ribbon losing keys, and the boundaries around them.
 const RIBBON_KEY_COUNTS: [usize; 5] = [1, 65, 100, 1000, 20_000];
 
-/// `RibbonPolicy::with_fpr(2^-e)`.
+/// `RibbonPolicy::with_fpr(2^-e).unwrap()`.
 fn ribbon_with_fpr(exponent: f64) -> Recipe {
     Recipe::RibbonWithFpr {
         rate: Rate::Exactly((-exponent).exp2()),
@@ -147,7 +147,7 @@ fn ribbon_with_fpr(exponent: f64) -> Recipe {
     }
 }
 
-/// `RibbonPolicy::with_fpr(2^-e)` for `e` from 1 to 40 in steps of 1/4, at `counts`: refused past 2^-32 (the
+/// `RibbonPolicy::with_fpr(2^-e).unwrap()` for `e` from 1 to 40 in steps of 1/4, at `counts`: refused past 2^-32 (the
 /// smallest rate it keeps), else built. Returns how many of the blocks were Ribbon (the rest are the BlockedBloom
 /// fallback for tiny key sets).
 fn ribbon_every_quarter_exponent(counts: &[usize]) -> usize {

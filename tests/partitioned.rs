@@ -102,7 +102,7 @@ fn build<P: FilterPolicy + Clone>(
 /// [`build`] with BlockedBloom at 10 bits/key, cut anywhere.
 fn blocked(partition_bytes: usize, keys: &[Vec<u8>]) -> (Partitions, Vec<u8>) {
     build(
-        BlockedBloomPolicy::new(10.0),
+        BlockedBloomPolicy::new(10.0).unwrap(),
         partition_bytes,
         PartitionCuts::Anywhere,
         1,
@@ -170,9 +170,15 @@ fn assert_finds_all_in(
 #[test]
 fn every_kind_both_cuts_and_boundary_key_counts_lose_nothing() {
     let policies: [(&str, SharedPolicy); 3] = [
-        ("BlockedBloom", Arc::new(BlockedBloomPolicy::new(10.0))),
-        ("Ribbon", Arc::new(RibbonPolicy::new(10.0))),
-        ("StandardBloom", Arc::new(StandardBloomPolicy::new(10.0))),
+        (
+            "BlockedBloom",
+            Arc::new(BlockedBloomPolicy::new(10.0).unwrap()),
+        ),
+        ("Ribbon", Arc::new(RibbonPolicy::new(10.0).unwrap())),
+        (
+            "StandardBloom",
+            Arc::new(StandardBloomPolicy::new(10.0).unwrap()),
+        ),
     ];
     for (name, policy) in &policies {
         for partition_bytes in [1usize, 64, 100, 4096] {
@@ -206,7 +212,7 @@ fn partitions_come_out_near_the_target_size_and_cut_at_data_blocks_when_told() {
     }
     // Coupled: cut only after a multiple of 1000 keys.
     let (coupled, index) = build(
-        BlockedBloomPolicy::new(10.0),
+        BlockedBloomPolicy::new(10.0).unwrap(),
         4096,
         PartitionCuts::AtDataBlocks,
         1000,
@@ -233,7 +239,7 @@ fn equal_keys_stay_in_one_partition_and_separators_are_found() {
             keys.push(format!("dup{i:05}").into_bytes());
         }
     }
-    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0))
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0).unwrap())
         .with_partition_bytes(1)
         .unwrap();
     for key in &keys {
@@ -261,7 +267,7 @@ fn equal_keys_stay_in_one_partition_and_separators_are_found() {
 
 #[test]
 fn keys_out_of_order_are_refused_and_the_builder_goes_on() {
-    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     builder.add_key(b"b").unwrap();
     assert_eq!(builder.add_key(b"a"), Err(UsageError::KeysOutOfOrder));
     builder.add_key(b"b").unwrap();
@@ -280,7 +286,7 @@ fn keys_out_of_order_are_refused_and_the_builder_goes_on() {
 #[test]
 fn no_keys_no_partitions_every_lookup_absent() {
     let (partitions, index) = build(
-        BlockedBloomPolicy::new(10.0),
+        BlockedBloomPolicy::new(10.0).unwrap(),
         4096,
         PartitionCuts::Anywhere,
         1,
@@ -534,7 +540,8 @@ fn a_range_block_is_no_partition() {
     let (_, index) = blocked(64, &keys);
     let filter = PartitionedFilter::open(&index[..]).unwrap();
     let p = filter.partitions().next().unwrap();
-    let mut range = sstfilter::RangeFilterBuilder::new(sstfilter::RangePolicy::new(16, 0.01));
+    let mut range =
+        sstfilter::RangeFilterBuilder::new(sstfilter::RangePolicy::new(16, 0.01).unwrap());
     for key in &keys {
         range.add_key(key).unwrap();
     }

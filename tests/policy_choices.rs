@@ -33,21 +33,21 @@ fn choices() -> Vec<String> {
         for n in counts {
             out.push(format!(
                 "BlockedBloomPolicy({bits}) n{n}: {}",
-                describe(&BlockedBloomPolicy::new(bits).plan(n))
+                describe(&BlockedBloomPolicy::new(bits).unwrap().plan(n))
             ));
             out.push(format!(
                 "StandardBloomPolicy({bits}) n{n}: {}",
-                describe(&StandardBloomPolicy::new(bits).plan(n))
+                describe(&StandardBloomPolicy::new(bits).unwrap().plan(n))
             ));
             out.push(format!(
                 "RibbonPolicy::new({bits}) n{n}: {}",
-                RibbonPolicy::try_new(bits).map_or("refused".to_owned(), |p| describe(&p.plan(n)))
+                RibbonPolicy::new(bits).map_or("refused".to_owned(), |p| describe(&p.plan(n)))
             ));
         }
     }
     for exponent in [1.0f64, 6.7, 9.75, 16.0, 24.5, 27.0, 32.0, 40.0] {
         for n in counts {
-            let policy = RibbonPolicy::try_with_fpr((-exponent).exp2());
+            let policy = RibbonPolicy::with_fpr((-exponent).exp2());
             out.push(format!(
                 "RibbonPolicy::with_fpr(2^-{exponent}) n{n}: {}",
                 policy.map_or("refused".to_owned(), |p| describe(&p.plan(n)))

@@ -16,9 +16,15 @@ use sstfilter::{
 
 fn policies() -> Vec<(&'static str, Box<dyn FilterPolicy>)> {
     vec![
-        ("BlockedBloom", Box::new(BlockedBloomPolicy::new(10.0))),
-        ("Ribbon", Box::new(RibbonPolicy::with_fpr(0.01))),
-        ("StandardBloom", Box::new(StandardBloomPolicy::new(10.0))),
+        (
+            "BlockedBloom",
+            Box::new(BlockedBloomPolicy::new(10.0).unwrap()),
+        ),
+        ("Ribbon", Box::new(RibbonPolicy::with_fpr(0.01).unwrap())),
+        (
+            "StandardBloom",
+            Box::new(StandardBloomPolicy::new(10.0).unwrap()),
+        ),
     ]
 }
 

@@ -45,14 +45,14 @@ fn fpr_is_within_ten_percent_of_the_mixed_column_theory() {
     let settings = [
         (
             "Bloom-equivalent 10 bits/key (r = 6, 7)",
-            RibbonPolicy::new(10.0),
+            RibbonPolicy::new(10.0).unwrap(),
         ),
         (
             "2^-8 (r = 8 everywhere)",
-            RibbonPolicy::with_fpr(2f64.powi(-8)),
+            RibbonPolicy::with_fpr(2f64.powi(-8)).unwrap(),
         ),
-        ("0.1 % (r = 9, 10)", RibbonPolicy::with_fpr(0.001)),
-        ("5 % (r = 4, 5)", RibbonPolicy::with_fpr(0.05)),
+        ("0.1 % (r = 9, 10)", RibbonPolicy::with_fpr(0.001).unwrap()),
+        ("5 % (r = 4, 5)", RibbonPolicy::with_fpr(0.05).unwrap()),
     ];
     for (name, policy) in settings {
         let filter = build(policy, present(KEYS));
@@ -90,9 +90,9 @@ fn fpr_is_within_ten_percent_of_the_mixed_column_theory() {
 fn space_is_within_three_percent_of_the_bound_from_100k_keys() {
     for n in [100_000usize, 1_000_000, 10_000_000] {
         for policy in [
-            RibbonPolicy::new(10.0),
-            RibbonPolicy::with_fpr(2f64.powi(-8)),
-            RibbonPolicy::with_fpr(1e-4),
+            RibbonPolicy::new(10.0).unwrap(),
+            RibbonPolicy::with_fpr(2f64.powi(-8)).unwrap(),
+            RibbonPolicy::with_fpr(1e-4).unwrap(),
         ] {
             // The block's size is a pure function of the key count, so the policy's estimate is exact.
             let bits_per_key = policy.estimated_block_len(n) as f64 * 8.0 / n as f64;
@@ -106,7 +106,7 @@ fn space_is_within_three_percent_of_the_bound_from_100k_keys() {
         }
     }
     // At the Bloom-equivalent 10 bits/key, under 6.9 bits/key.
-    let policy = RibbonPolicy::new(10.0);
+    let policy = RibbonPolicy::new(10.0).unwrap();
     let bits_per_key = policy.estimated_block_len(1_000_000) as f64 * 8.0 / 1e6;
     assert!(bits_per_key <= 6.90, "{bits_per_key}");
     let filter = build(policy, present(100_000));
@@ -115,7 +115,7 @@ fn space_is_within_three_percent_of_the_bound_from_100k_keys() {
 
 #[test]
 fn small_key_sets_get_blocked_bloom_where_ribbon_would_not_be_smaller() {
-    let policy = RibbonPolicy::new(10.0);
+    let policy = RibbonPolicy::new(10.0).unwrap();
     for n in [0u64, 1, 20] {
         let filter = build(policy, present(n));
         assert_eq!(filter.kind(), FilterKind::BlockedBloom, "{n} keys");
@@ -129,7 +129,7 @@ fn small_key_sets_get_blocked_bloom_where_ribbon_would_not_be_smaller() {
 #[test]
 fn a_memory_cap_below_the_ribbon_estimate_gives_blocked_bloom() {
     let n = 50_000;
-    let plan = match RibbonPolicy::new(10.0).plan(n as usize) {
+    let plan = match RibbonPolicy::new(10.0).unwrap().plan(n as usize) {
         sstfilter::FilterPlan::Ribbon { plan, .. } => plan,
         other => panic!("{other:?}"),
     };
@@ -140,13 +140,17 @@ fn a_memory_cap_below_the_ribbon_estimate_gives_blocked_bloom() {
         plan.build_memory()
     );
     let capped = build(
-        RibbonPolicy::new(10.0).with_max_build_memory(plan.build_memory() - 1),
+        RibbonPolicy::new(10.0)
+            .unwrap()
+            .with_max_build_memory(plan.build_memory() - 1),
         present(n),
     );
     assert_eq!(capped.kind(), FilterKind::BlockedBloom);
     assert!(present(n).all(|k| capped.may_contain(&k)));
     let allowed = build(
-        RibbonPolicy::new(10.0).with_max_build_memory(plan.build_memory()),
+        RibbonPolicy::new(10.0)
+            .unwrap()
+            .with_max_build_memory(plan.build_memory()),
         present(n),
     );
     assert_eq!(allowed.kind(), FilterKind::Ribbon);
@@ -179,7 +183,7 @@ proptest! {
 
     #[test]
     fn every_added_key_is_found_after_a_round_trip(keys in keys_strategy(), bits in 2.0f64..24.0) {
-        let filter = build(RibbonPolicy::new(bits), keys.iter().cloned());
+        let filter = build(RibbonPolicy::new(bits).unwrap(), keys.iter().cloned());
         for k in &keys {
             prop_assert!(filter.may_contain(k), "lost key {:?} ({})", k, filter.kind());
             prop_assert!(filter.may_contain_hash(key_hash(k)));
@@ -193,7 +197,7 @@ proptest! {
     /// and either way loses no key.
     #[test]
     fn forced_seed_retries_lose_no_key(keys in keys_strategy(), overhead in 0.0f64..0.004) {
-        let filter = build(RibbonPolicy::new(10.0).with_slot_overhead(overhead), keys.iter().cloned());
+        let filter = build(RibbonPolicy::new(10.0).unwrap().with_slot_overhead(overhead).unwrap(), keys.iter().cloned());
         for k in &keys {
             prop_assert!(filter.may_contain(k), "lost key {:?} ({})", k, filter.kind());
         }

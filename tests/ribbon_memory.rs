@@ -32,7 +32,7 @@ fn status_bytes(field: &str) -> usize {
 #[test]
 fn construction_stays_within_its_estimate_and_under_a_byte_per_key() {
     for n in [1_000_000u64, 4_000_000] {
-        let policy = RibbonPolicy::new(10.0);
+        let policy = RibbonPolicy::new(10.0).unwrap();
         let FilterPlan::Ribbon { plan, .. } = policy.plan(n as usize) else {
             panic!("{n} keys should plan Ribbon");
         };

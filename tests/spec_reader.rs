@@ -177,7 +177,7 @@ fn ribbon_every_column_count_and_layout_agrees_with_the_spec() {
         for (shape, fpr) in ribbon_rates(r) {
             for n in [130usize, 1000, 9000] {
                 let present = random_hashes(u64::from(r) << 32 | n as u64, n);
-                let block = build_hashes(RibbonPolicy::with_fpr(fpr), &present);
+                let block = build_hashes(RibbonPolicy::with_fpr(fpr).unwrap(), &present);
                 let what = format!("Ribbon r {r} ({shape}), {n} keys");
                 let filter = FilterBlock::open(&block[..]).unwrap();
                 // A small key set may get the BlockedBloom fallback; a thousand keys are always Ribbon.
@@ -404,7 +404,7 @@ fn the_container_is_refused_and_accepted_alike() {
             )),
             &present,
         ),
-        build_hashes(RibbonPolicy::with_fpr(0.01), &present),
+        build_hashes(RibbonPolicy::with_fpr(0.01).unwrap(), &present),
         build_hashes(
             Explicit(FilterPlan::StandardBloom(
                 StandardBloomParams::new(3000, 7).unwrap(),
@@ -502,7 +502,7 @@ fn prefix_extractors_and_questions_agree_with_the_spec() {
             );
         }
         for whole_keys in [true, false] {
-            let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0))
+            let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap())
                 .with_prefixes(ours.clone(), whole_keys)
                 .unwrap();
             for k in &keys {
@@ -650,12 +650,12 @@ fn range_agree(what: &str, block: &[u8], keys: &[Vec<u8>], others: &[Vec<u8>]) {
 #[test]
 fn range_blocks_agree_with_the_spec() {
     let policies = [
-        RangePolicy::new(1, 0.5),
-        RangePolicy::new(100, 0.01),
-        RangePolicy::new(1 << 16, 0.001),
+        RangePolicy::new(1, 0.5).unwrap(),
+        RangePolicy::new(100, 0.01).unwrap(),
+        RangePolicy::new(1 << 16, 0.001).unwrap(),
         // A long range at a small rate: the universe of 2^16 keys would reach 2^64.
-        RangePolicy::new(1 << 36, 2f64.powi(-12)),
-        RangePolicy::with_bits_per_key(12.0, 64),
+        RangePolicy::new(1 << 36, 2f64.powi(-12)).unwrap(),
+        RangePolicy::with_bits_per_key(12.0, 64).unwrap(),
     ];
     for (name, keys) in range_key_sets() {
         // Neighbours of the keys and strings outside their prefix, as absent points and as range bounds.
@@ -697,8 +697,8 @@ fn range_container_is_refused_and_accepted_alike() {
         .collect();
     let mut accepted = 0;
     for block in [
-        range_block(RangePolicy::new(64, 0.01), &keys),
-        range_block(RangePolicy::new(64, 0.01), &[]),
+        range_block(RangePolicy::new(64, 0.01).unwrap(), &keys),
+        range_block(RangePolicy::new(64, 0.01).unwrap(), &[]),
     ] {
         for variant in &container_variants(&block) {
             let ours = FilterBlock::open(&variant[..]);

@@ -97,9 +97,9 @@ fn options(
 ) -> Result<TableFilterOptions, UsageError> {
     let options = match point {
         Point::None => TableFilterOptions::new(),
-        Point::Blocked => TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)),
-        Point::Ribbon => TableFilterOptions::new().point(RibbonPolicy::new(10.0)),
-        Point::Standard => TableFilterOptions::new().point(StandardBloomPolicy::new(10.0)),
+        Point::Blocked => TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0).unwrap()),
+        Point::Ribbon => TableFilterOptions::new().point(RibbonPolicy::new(10.0).unwrap()),
+        Point::Standard => TableFilterOptions::new().point(StandardBloomPolicy::new(10.0).unwrap()),
     };
     let extractor: Arc<dyn PrefixExtractor> = Arc::new(FixedPrefix::new(4));
     let options = match prefixes {
@@ -108,7 +108,7 @@ fn options(
         Prefixes::Only => options.prefixes(extractor, false)?,
     };
     let options = if range {
-        options.range(RangePolicy::new(1 << 10, 0.01))?
+        options.range(RangePolicy::new(1 << 10, 0.01).unwrap())?
     } else {
         options
     };
@@ -437,7 +437,7 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
         for extractor in extractors {
             for whole_keys in [true, false] {
                 let options = TableFilterOptions::new()
-                    .point(BlockedBloomPolicy::new(10.0))
+                    .point(BlockedBloomPolicy::new(10.0).unwrap())
                     .prefixes(extractor.clone(), whole_keys)
                     .and_then(|o| o.partitioned(1, PartitionCuts::Anywhere))
                     .unwrap();
@@ -479,7 +479,7 @@ fn scans_across_tiny_partitions_lose_nothing_exhaustively() {
 fn keys_in_any_order_build_point_filters_only() {
     let extractor = Arc::new(FixedPrefix::new(3));
     let options = TableFilterOptions::any_key_order()
-        .point(BlockedBloomPolicy::new(10.0))
+        .point(BlockedBloomPolicy::new(10.0).unwrap())
         .prefixes(extractor.clone(), true)
         .unwrap();
     let mut keys = keys(2000);
@@ -505,7 +505,7 @@ fn keys_in_any_order_build_point_filters_only() {
         );
     }
     // A range filter or partitions are refused with it, where they are set.
-    let policy = RangePolicy::new(16, 0.01);
+    let policy = RangePolicy::new(16, 0.01).unwrap();
     let sorted_only = [
         options.clone().range(policy).err(),
         options
@@ -520,7 +520,7 @@ fn keys_in_any_order_build_point_filters_only() {
         );
     }
     // Without it, the same keys are refused at the first one out of order.
-    let bytewise = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
+    let bytewise = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0).unwrap());
     let mut builder = TableFilterBuilder::new(&bytewise);
     builder.add_key(&keys[0]).unwrap();
     assert!(matches!(
@@ -536,9 +536,9 @@ fn keys_in_any_order_build_point_filters_only() {
 #[test]
 fn partitions_at_data_blocks_without_data_block_ends_stay_bounded() {
     let options = TableFilterOptions::new()
-        .point(BlockedBloomPolicy::new(10.0))
+        .point(BlockedBloomPolicy::new(10.0).unwrap())
         .partitioned(256, PartitionCuts::AtDataBlocks)
-        .and_then(|o| o.range(RangePolicy::new(1 << 10, 0.01)))
+        .and_then(|o| o.range(RangePolicy::new(1 << 10, 0.01).unwrap()))
         .unwrap();
     let first: Vec<Vec<u8>> = (0..5000).map(|i| format!("m{i:05}").into_bytes()).collect();
     let next: Vec<Vec<u8>> = (0..100).map(|i| format!("a{i:04}").into_bytes()).collect();
@@ -583,7 +583,7 @@ fn partitions_at_data_blocks_without_data_block_ends_stay_bounded() {
 /// the block is the one the same keys build in order.
 #[test]
 fn keys_in_any_order_are_counted_once_each() {
-    let point = TableFilterOptions::any_key_order().point(BlockedBloomPolicy::new(10.0));
+    let point = TableFilterOptions::any_key_order().point(BlockedBloomPolicy::new(10.0).unwrap());
     let mut builder = TableFilterBuilder::new(&point);
     for key in ["b", "a", "b", "c", "a", "a"] {
         builder.add_key(key.as_bytes()).unwrap();
@@ -600,7 +600,7 @@ fn keys_in_any_order_are_counted_once_each() {
     for whole_keys in [true, false] {
         let with_prefixes = |options: TableFilterOptions| {
             options
-                .point(BlockedBloomPolicy::new(10.0))
+                .point(BlockedBloomPolicy::new(10.0).unwrap())
                 .prefixes(extractor.clone(), whole_keys)
                 .unwrap()
         };

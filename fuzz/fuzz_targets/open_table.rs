@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         Some(2) => Some(Arc::new(DelimitedPrefix::new(b':'))),
         _ => None,
     };
-    let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0));
+    let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0).unwrap());
     let filters = match extractor {
         Some(extractor) => point.prefixes(extractor, true).expect("a short name"),
         None => point,

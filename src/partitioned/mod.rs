@@ -89,7 +89,7 @@ pub trait PartitionLoader {
     ///     }
     /// }
     ///
-    /// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256)?;
+    /// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)?).with_partition_bytes(256)?;
     /// for i in 0..1_000u32 {
     ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
     /// }

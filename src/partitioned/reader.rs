@@ -35,7 +35,7 @@ static LAST_INDEX: AtomicU64 = AtomicU64::new(0);
 /// ```
 /// use sstfilter::{BlockedBloomPolicy, Partition, PartitionLoader, PartitionedFilter, PartitionedFilterBuilder};
 ///
-/// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)).with_partition_bytes(256)?;
+/// let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0)?).with_partition_bytes(256)?;
 /// for i in 0..10_000u32 {
 ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
 /// }

@@ -505,7 +505,8 @@ mod tests {
             .size_for_fpr(123_457, 0.02)
             .unwrap();
         let policy =
-            BlockedBloomPolicy::new(FilterModel::BlockedBloom.bits_per_key_for(0.02).unwrap());
+            BlockedBloomPolicy::new(FilterModel::BlockedBloom.bits_per_key_for(0.02).unwrap())
+                .unwrap();
         assert_eq!(policy.estimated_block_len(123_457) as u64 - 36, s.bits / 8);
         assert!((policy.estimated_fpr(123_457) - s.fpr).abs() < 1e-12);
     }
@@ -518,7 +519,7 @@ mod tests {
         for target in [0.0095, 2f64.powi(-8), 1e-4] {
             let s = FilterModel::Ribbon.size_for_fpr(keys, target).unwrap();
             assert!(s.fpr <= target * (1.0 + 1e-9), "{s:?}");
-            let policy = RibbonPolicy::with_fpr(target);
+            let policy = RibbonPolicy::with_fpr(target).unwrap();
             let planned_bits = 8.0 * (policy.estimated_block_len(keys as usize) - 36) as f64;
             assert!(
                 (planned_bits / s.bits as f64 - 1.0).abs() < 0.002,

@@ -25,9 +25,9 @@ use crate::partitioned::{PartitionedFilterBuilder, Partitions};
 ///     TableFilterBuilder, TableFilterOptions};
 ///
 /// let options = TableFilterOptions::new()
-///     .point(BlockedBloomPolicy::new(10.0))
+///     .point(BlockedBloomPolicy::new(10.0)?)
 ///     .prefixes(Arc::new(FixedPrefix::new(4)), true)?
-///     .range(RangePolicy::new(1 << 10, 0.01))?;
+///     .range(RangePolicy::new(1 << 10, 0.01)?)?;
 /// let mut builder = TableFilterBuilder::new(&options);
 /// for i in 0..1000u32 {
 ///     builder.add_key(format!("t{:03}:{:06}", i / 100, i * 7).as_bytes())?; // sorted

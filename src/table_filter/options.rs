@@ -29,9 +29,9 @@ pub(crate) type SharedPolicy = Arc<dyn FilterPolicy + Send + Sync>;
 /// use sstfilter::{BlockedBloomPolicy, DelimitedPrefix, PartitionCuts, RangePolicy, TableFilterOptions};
 ///
 /// let options = TableFilterOptions::new()
-///     .point(BlockedBloomPolicy::new(10.0)) // point lookups
+///     .point(BlockedBloomPolicy::new(10.0)?) // point lookups
 ///     .prefixes(Arc::new(DelimitedPrefix::new(b'/')), true)? // and prefix scans, whole keys kept
-///     .range(RangePolicy::new(1 << 16, 0.01))? // and short range scans
+///     .range(RangePolicy::new(1 << 16, 0.01)?)? // and short range scans
 ///     .partitioned(4096, PartitionCuts::AtDataBlocks)?; // in 4 KiB partitions cut where data blocks end
 /// // Settings that cannot work are refused where they are made:
 /// assert!(TableFilterOptions::new().partitioned(4096, PartitionCuts::Anywhere).is_err()); // no point policy

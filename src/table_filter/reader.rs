@@ -100,7 +100,7 @@ impl PartitionLoader for NoPartitions {
 /// };
 ///
 /// let key = |id: u64| [&b"order/"[..], &id.to_be_bytes()].concat();
-/// let options = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)).range(RangePolicy::new(1024, 0.01))?;
+/// let options = TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)?).range(RangePolicy::new(1024, 0.01)?)?;
 /// let mut builder = TableFilterBuilder::new(&options);
 /// for id in (0..1000).map(|i| i * 100) {
 ///     builder.add_key(&key(id))?;

@@ -80,14 +80,14 @@ fn configs() -> Vec<(&'static str, Option<Arc<dyn FilterPolicy>>)> {
         (
             "sstfilter BlockedBloom, keys + prefixes",
             ours(
-                SlateDbFilterPolicy::new(BlockedBloomPolicy::new(bits)),
+                SlateDbFilterPolicy::new(BlockedBloomPolicy::new(bits).unwrap()),
                 &tenants,
             ),
         ),
         (
             "sstfilter BlockedBloom, prefixes only",
             ours(
-                SlateDbFilterPolicy::new(BlockedBloomPolicy::new(bits))
+                SlateDbFilterPolicy::new(BlockedBloomPolicy::new(bits).unwrap())
                     .with_whole_key_filtering(false),
                 &tenants,
             ),
@@ -95,19 +95,23 @@ fn configs() -> Vec<(&'static str, Option<Arc<dyn FilterPolicy>>)> {
         (
             "sstfilter StandardBloom, prefixes only",
             ours(
-                SlateDbFilterPolicy::new(StandardBloomPolicy::new(bits))
+                SlateDbFilterPolicy::new(StandardBloomPolicy::new(bits).unwrap())
                     .with_whole_key_filtering(false),
                 &tenants,
             ),
         ),
         (
             "sstfilter Ribbon (Bloom-equivalent 10), keys + prefixes",
-            ours(SlateDbFilterPolicy::new(RibbonPolicy::new(bits)), &tenants),
+            ours(
+                SlateDbFilterPolicy::new(RibbonPolicy::new(bits).unwrap()),
+                &tenants,
+            ),
         ),
         (
             "sstfilter Ribbon (Bloom-equivalent 10), prefixes only",
             ours(
-                SlateDbFilterPolicy::new(RibbonPolicy::new(bits)).with_whole_key_filtering(false),
+                SlateDbFilterPolicy::new(RibbonPolicy::new(bits).unwrap())
+                    .with_whole_key_filtering(false),
                 &tenants,
             ),
         ),

@@ -104,14 +104,14 @@ fn slatedb_rows(settings: &Settings) -> Vec<(String, Row)> {
         ),
         (
             "sstfilter BlockedBloom",
-            Some(Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(
-                f64::from(BITS_PER_KEY),
-            )))),
+            Some(Arc::new(SlateDbFilterPolicy::new(
+                BlockedBloomPolicy::new(f64::from(BITS_PER_KEY)).unwrap(),
+            ))),
         ),
         (
             "sstfilter StandardBloom",
             Some(Arc::new(SlateDbFilterPolicy::new(
-                StandardBloomPolicy::new(f64::from(BITS_PER_KEY)),
+                StandardBloomPolicy::new(f64::from(BITS_PER_KEY)).unwrap(),
             ))),
         ),
         (
@@ -123,9 +123,9 @@ fn slatedb_rows(settings: &Settings) -> Vec<(String, Row)> {
         // At BlockedBloom's false-positive rate, in less space.
         (
             "sstfilter Ribbon, Bloom-equivalent 10",
-            Some(Arc::new(SlateDbFilterPolicy::new(RibbonPolicy::new(
-                f64::from(BITS_PER_KEY),
-            )))),
+            Some(Arc::new(SlateDbFilterPolicy::new(
+                RibbonPolicy::new(f64::from(BITS_PER_KEY)).unwrap(),
+            ))),
         ),
     ];
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -187,7 +187,7 @@ fn leveldb_rows(settings: &Settings) -> Vec<(String, Row)> {
         (
             "sstfilter BlockedBloom",
             Some(Box::new(RustyLevelDbFilterPolicy::new(
-                BlockedBloomPolicy::new(f64::from(BITS_PER_KEY)),
+                BlockedBloomPolicy::new(f64::from(BITS_PER_KEY)).unwrap(),
             ))),
         ),
     ];

@@ -55,24 +55,28 @@ fn main() {
     let per_filter = env_u64("SSTFILTER_KEYS_PER_FILTER", 47);
     let runs = env_u64("SSTFILTER_RUNS", 5);
     // Ours first, to learn its bytes per key; LevelDB's Bloom filter then gets those bits per key too.
-    let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+    let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
     let (k, o) = layout(0, per_filter);
     let equal_bits = (ours.create_filter(&k, &o).len() - 1) as f64 * 8.0 / per_filter as f64;
     let equal = equal_bits.round() as u32;
     let policies: Vec<(String, Box<dyn RustyFilterPolicy>)> = vec![
         (
             "ours: BlockedBloom 10 bits/key (RustyLevelDbFilterPolicy)".into(),
-            Box::new(RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))),
+            Box::new(RustyLevelDbFilterPolicy::new(
+                BlockedBloomPolicy::new(10.0).unwrap(),
+            )),
         ),
         (
             "ours: StandardBloom 10 bits/key".into(),
-            Box::new(RustyLevelDbFilterPolicy::new(StandardBloomPolicy::new(
-                10.0,
-            ))),
+            Box::new(RustyLevelDbFilterPolicy::new(
+                StandardBloomPolicy::new(10.0).unwrap(),
+            )),
         ),
         (
             "ours: Ribbon, BlockedBloom's rate".into(),
-            Box::new(RustyLevelDbFilterPolicy::new(RibbonPolicy::new(10.0))),
+            Box::new(RustyLevelDbFilterPolicy::new(
+                RibbonPolicy::new(10.0).unwrap(),
+            )),
         ),
         (
             "LevelDB Bloom 10 bits/key (rusty-leveldb BloomPolicy)".into(),

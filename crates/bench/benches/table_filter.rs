@@ -99,8 +99,8 @@ struct Row {
 
 fn configurations() -> Vec<(&'static str, Option<TableFilterOptions>)> {
     let tenants: Arc<dyn PrefixExtractor> = Arc::new(DelimitedPrefix::new(b'/'));
-    let point = || TableFilterOptions::new().point(BlockedBloomPolicy::new(BITS_PER_KEY));
-    let range = RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR);
+    let point = || TableFilterOptions::new().point(BlockedBloomPolicy::new(BITS_PER_KEY).unwrap());
+    let range = RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR).unwrap();
     let parts = |o: TableFilterOptions| o.partitioned(4096, PartitionCuts::AtDataBlocks);
     let prefixes = |whole_keys| point().prefixes(tenants.clone(), whole_keys);
     let all = || -> Result<_, sstfilter::UsageError> {
@@ -258,7 +258,7 @@ fn print(title: &str, rows: &[Row]) {
 /// filter (per table) or of the partition whose key range holds it (per partition).
 fn range_per_partition(shape: &Shape) {
     const PARTITION_KEYS: usize = 3277;
-    let policy = RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR);
+    let policy = RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR).unwrap();
     let keys: Vec<Vec<u8>> = table_keys(0, 1, shape.tenants, shape.per_tenant).collect();
     let build = |keys: &[Vec<u8>]| {
         let mut builder = RangeFilterBuilder::new(policy);

@@ -83,7 +83,7 @@ pub struct Ours(FilterBlock<Vec<u8>>);
 impl Filter for Ours {
     const NAME: &'static str = "sstfilter BlockedBloom";
     fn build(keys: &Keys) -> Self {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(BITS_PER_KEY as f64));
+        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(BITS_PER_KEY as f64).unwrap());
         for k in keys.iter() {
             b.add_key(k);
         }
@@ -110,7 +110,7 @@ pub struct OursStandard(FilterBlock<Vec<u8>>);
 impl Filter for OursStandard {
     const NAME: &'static str = "sstfilter StandardBloom";
     fn build(keys: &Keys) -> Self {
-        let policy = sstfilter::StandardBloomPolicy::new(BITS_PER_KEY as f64);
+        let policy = sstfilter::StandardBloomPolicy::new(BITS_PER_KEY as f64).unwrap();
         let mut b = FilterBlockBuilder::new(policy);
         for k in keys.iter() {
             b.add_key(k);
@@ -242,8 +242,8 @@ impl<const LOG2_INV_FPR: i32> Filter for OursRibbonAt<LOG2_INV_FPR> {
     };
     fn build(keys: &Keys) -> Self {
         let policy = match LOG2_INV_FPR {
-            0 => RibbonPolicy::new(BITS_PER_KEY as f64),
-            bits => RibbonPolicy::with_fpr(2f64.powi(-bits)),
+            0 => RibbonPolicy::new(BITS_PER_KEY as f64).unwrap(),
+            bits => RibbonPolicy::with_fpr(2f64.powi(-bits)).unwrap(),
         };
         OursRibbonAt(block_of(policy, keys))
     }

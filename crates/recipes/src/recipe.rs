@@ -26,13 +26,13 @@ use crate::values::{BitsPerKey, Length, Overhead, Rate};
 /// excludes; [`check`](Self::check) builds keys and checks that none is lost.
 #[derive(Arbitrary, Debug, Clone, Copy, PartialEq)]
 pub enum Recipe {
-    /// `BlockedBloomPolicy::try_new(bits)`.
+    /// `BlockedBloomPolicy::new(bits)`.
     BlockedBloomPolicy(BitsPerKey),
-    /// `StandardBloomPolicy::try_new(bits)`.
+    /// `StandardBloomPolicy::new(bits)`.
     StandardBloomPolicy(BitsPerKey),
-    /// `RibbonPolicy::try_new(bits)` (Bloom-equivalent bits per key).
+    /// `RibbonPolicy::new(bits)` (Bloom-equivalent bits per key).
     RibbonNew(BitsPerKey),
-    /// `RibbonPolicy::try_with_fpr(rate)`, then optionally `try_with_slot_overhead` and `with_max_build_memory`
+    /// `RibbonPolicy::with_fpr(rate)`, then optionally `try_with_slot_overhead` and `with_max_build_memory`
     /// (bytes, saturated to `usize`).
     RibbonWithFpr {
         rate: Rate,
@@ -81,9 +81,9 @@ pub enum Recipe {
 /// A Range policy: either of `RangePolicy`'s constructors.
 #[derive(Arbitrary, Debug, Clone, Copy, PartialEq)]
 pub enum RangeRecipe {
-    /// `RangePolicy::try_new(max_range_len, rate)`.
+    /// `RangePolicy::new(max_range_len, rate)`.
     New { max_range_len: Length, rate: Rate },
-    /// `RangePolicy::try_with_bits_per_key(bits, max_range_len)`.
+    /// `RangePolicy::with_bits_per_key(bits, max_range_len)`.
     WithBitsPerKey {
         bits: BitsPerKey,
         max_range_len: Length,
@@ -245,7 +245,7 @@ pub fn documented_scalable(fpr: f64, growth: f64, tightening: f64) -> Documented
     Documented::from(arguments).and(documented_bloom_rate(fpr * (1.0 - tightening)))
 }
 
-/// What `RangePolicy::try_new(max_range_len, fpr)` documents: a length from 1 to `MAX_RANGE_LEN`, a rate from
+/// What `RangePolicy::new(max_range_len, fpr)` documents: a length from 1 to `MAX_RANGE_LEN`, a rate from
 /// `MIN_FPR` up to 1, and a universe for one key, `L / fpr` (`L` rounded up to a power of two), below 2^64
 /// (either answer within rounding of it).
 #[must_use]
@@ -264,7 +264,7 @@ pub fn documented_range(max_range_len: u64, fpr: f64) -> Documented {
     }
 }
 
-/// What `RangePolicy::try_with_bits_per_key(bits, max_range_len)` documents: a length `try_new` accepts, and
+/// What `RangePolicy::with_bits_per_key(bits, max_range_len)` documents: a length `try_new` accepts, and
 /// more than `log2(L) + 2`, at most `log2(L) + 42` and below 66 bits (either answer within rounding of a limit).
 #[must_use]
 pub fn documented_range_bits(bits: f64, max_range_len: u64) -> Documented {
@@ -293,7 +293,7 @@ impl RangeRecipe {
                 let (len, fpr) = (max_range_len.get(), rate.get());
                 checked(
                     &what,
-                    RangePolicy::try_new(len, fpr),
+                    RangePolicy::new(len, fpr),
                     documented_range(len, fpr),
                 )
             }
@@ -304,12 +304,12 @@ impl RangeRecipe {
                 let (bits, len) = (bits.get(), max_range_len.get());
                 let policy = checked(
                     &what,
-                    RangePolicy::try_with_bits_per_key(bits, len),
+                    RangePolicy::with_bits_per_key(bits, len),
                     documented_range_bits(bits, len),
                 )?;
                 // Its rate is one `try_new` keeps.
                 assert!(
-                    RangePolicy::try_new(policy.max_range_len(), policy.fpr()).is_ok(),
+                    RangePolicy::new(policy.max_range_len(), policy.fpr()).is_ok(),
                     "{what}: {policy:?} is not a policy try_new accepts"
                 );
                 Some(policy)
@@ -329,12 +329,12 @@ impl Recipe {
         Some(match *self {
             Recipe::BlockedBloomPolicy(b) => {
                 let b = b.get();
-                let p = checked(what, BlockedBloomPolicy::try_new(b), documented_bits(b))?;
+                let p = checked(what, BlockedBloomPolicy::new(b), documented_bits(b))?;
                 policy(Arc::new(p))
             }
             Recipe::StandardBloomPolicy(b) => {
                 let b = b.get();
-                let p = checked(what, StandardBloomPolicy::try_new(b), documented_bits(b))?;
+                let p = checked(what, StandardBloomPolicy::new(b), documented_bits(b))?;
                 policy(Arc::new(p))
             }
             Recipe::RibbonNew(b) => {
@@ -342,7 +342,7 @@ impl Recipe {
                 // Refused where BlockedBloom's rate at `b` is one Ribbon cannot keep (past 91 bits/key).
                 let keeps =
                     documented_bits(b) && documented_ribbon_rate(FilterModel::BlockedBloom.fpr(b));
-                policy(Arc::new(checked(what, RibbonPolicy::try_new(b), keeps)?))
+                policy(Arc::new(checked(what, RibbonPolicy::new(b), keeps)?))
             }
             Recipe::RibbonWithFpr {
                 rate,
@@ -352,13 +352,13 @@ impl Recipe {
                 let fpr = rate.get();
                 let mut p = checked(
                     what,
-                    RibbonPolicy::try_with_fpr(fpr),
+                    RibbonPolicy::with_fpr(fpr),
                     documented_ribbon_rate(fpr),
                 )?;
                 if let Some(overhead) = slot_overhead {
                     let overhead = overhead.get();
                     let documented = (0.0..=1.0).contains(&overhead);
-                    p = checked(what, p.try_with_slot_overhead(overhead), documented)?;
+                    p = checked(what, p.with_slot_overhead(overhead), documented)?;
                 }
                 if let Some(cap) = max_build_memory {
                     p = p.with_max_build_memory(usize::try_from(cap.get()).unwrap_or(usize::MAX));

@@ -50,15 +50,15 @@ pub fn keys(first: u64, count: usize) -> Vec<u8> {
     buf
 }
 
-/// Our policy for a kind name: `blocked` is `BlockedBloomPolicy::new(bits_per_key)` (against RocksDB's
-/// FastLocalBloom), `ribbon` is `RibbonPolicy::new(bits_per_key)`, Ribbon at BlockedBloom's rate at that many
+/// Our policy for a kind name: `blocked` is `BlockedBloomPolicy::new(bits_per_key).unwrap()` (against RocksDB's
+/// FastLocalBloom), `ribbon` is `RibbonPolicy::new(bits_per_key).unwrap()`, Ribbon at BlockedBloom's rate at that many
 /// bits/key (against RocksDB's Standard128Ribbon, which targets its Bloom filter's rate the same way), `standard`
-/// is `StandardBloomPolicy::new(bits_per_key)` (against LevelDB's Bloom filter).
+/// is `StandardBloomPolicy::new(bits_per_key).unwrap()` (against LevelDB's Bloom filter).
 pub fn policy(kind: &str, bits_per_key: f64) -> Option<Box<dyn FilterPolicy>> {
     match kind {
-        "blocked" => Some(Box::new(BlockedBloomPolicy::new(bits_per_key))),
-        "ribbon" => Some(Box::new(RibbonPolicy::new(bits_per_key))),
-        "standard" => Some(Box::new(StandardBloomPolicy::new(bits_per_key))),
+        "blocked" => Some(Box::new(BlockedBloomPolicy::new(bits_per_key).unwrap())),
+        "ribbon" => Some(Box::new(RibbonPolicy::new(bits_per_key).unwrap())),
+        "standard" => Some(Box::new(StandardBloomPolicy::new(bits_per_key).unwrap())),
         _ => None,
     }
 }

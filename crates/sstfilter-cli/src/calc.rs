@@ -341,8 +341,8 @@ fn levels_report(
 /// `--bits-per-key`, and the rate bound at shorter ranges: `ε · ℓ / L`.
 fn range_report(out: &mut dyn Write, args: &CalcArgs, range_len: u64) -> io::Result<()> {
     let policy = match args.bits_per_key {
-        Some(bits) => RangePolicy::try_with_bits_per_key(bits, range_len),
-        None => RangePolicy::try_new(range_len, args.fpr),
+        Some(bits) => RangePolicy::with_bits_per_key(bits, range_len),
+        None => RangePolicy::new(range_len, args.fpr),
     };
     let policy = match policy {
         Ok(policy) => policy,
@@ -407,7 +407,7 @@ fn range_unreachable(args: &CalcArgs, policy: &RangePolicy) -> Option<String> {
         return None;
     }
     let longest = (0..policy.range_log2()).rev().find(|&log2| {
-        RangePolicy::try_new(1 << log2, policy.fpr()).is_ok_and(|p| args.keys <= p.max_keys())
+        RangePolicy::new(1 << log2, policy.fpr()).is_ok_and(|p| args.keys <= p.max_keys())
     });
     let instead = longest.map_or_else(
         || "even ranges of 1 value need fewer keys per filter, or a higher rate".to_owned(),

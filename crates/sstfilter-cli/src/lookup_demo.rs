@@ -140,7 +140,7 @@ fn build_tables(
     config: &FilterConfig,
     args: &DemoArgs,
 ) -> CliResult<Vec<Table>> {
-    let options = match (config.policy)(args.bits_per_key) {
+    let options = match (config.policy)(args.bits_per_key)? {
         Some(policy) => {
             TableOptions::default().filters(sstfilter::TableFilterOptions::new().point(policy))
         }
@@ -428,10 +428,11 @@ fn chart_series(rows: &[Row], args: &DemoArgs) -> CliResult<Vec<Series>> {
         .collect();
     let mut series = Vec::new();
     for (color, config) in CONFIGS.iter().enumerate() {
-        if (config.policy)(1.0).is_none() {
+        if (config.policy)(1.0)?.is_none() {
             continue;
         }
-        let policy_at = |b: f64| (config.policy)(b);
+        // The settings swept are each policy's own range, so a refused one is left out of the curve.
+        let policy_at = |b: f64| (config.policy)(b).ok().flatten();
         // Each setting's point sits at the size its filter will have (its planned payload), as the measured
         // points do: for Ribbon the setting is Bloom-equivalent bits/key, not its size.
         let n = hashes.len();

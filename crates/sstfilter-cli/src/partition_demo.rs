@@ -53,7 +53,7 @@ pub(crate) fn run(out: &mut dyn Write, root: &Path, args: &DemoArgs) -> CliResul
         thousands(args.lookups),
         thousands(args.lookups)
     )?;
-    let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(args.bits_per_key));
+    let point = TableFilterOptions::new().point(BlockedBloomPolicy::new(args.bits_per_key)?);
     let full_options = TableOptions::default().filters(point.clone());
     let partitioned_options = TableOptions::default()
         .filters(point.partitioned(PARTITION_BYTES, PartitionCuts::AtDataBlocks)?);

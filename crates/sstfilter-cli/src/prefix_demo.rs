@@ -89,7 +89,7 @@ pub(crate) fn run(
     // A digest of the rows every class of scans returned, to check that every configuration returns the same.
     let mut digests: Vec<u64> = Vec::new();
     for (name, prefixes) in CONFIGS {
-        let mut filters = TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key));
+        let mut filters = TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key)?);
         if let Some(whole_keys) = prefixes {
             filters = filters.prefixes(extractor.clone(), whole_keys)?;
         }

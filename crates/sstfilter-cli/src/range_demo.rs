@@ -97,15 +97,15 @@ pub(crate) fn run(
         (
             "point (BlockedBloom)",
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key)),
+                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(bits_per_key)?),
             ),
         ),
         (
             "point + range (Grafite)",
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
-                    .point(BlockedBloomPolicy::new(bits_per_key))
-                    .range(RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR))?,
+                    .point(BlockedBloomPolicy::new(bits_per_key)?)
+                    .range(RangePolicy::new(1 << RANGE_LOG2, RANGE_FPR)?)?,
             ),
         ),
     ];

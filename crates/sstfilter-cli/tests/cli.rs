@@ -235,7 +235,7 @@ fn calc_sizes_range_filters() {
 #[test]
 fn inspect_explains_raw_filter_blocks_and_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(12.0));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(12.0).unwrap());
     for i in 0..1000u32 {
         builder.add_key(&i.to_le_bytes());
     }
@@ -316,7 +316,7 @@ fn inspect_explains_partitioned_tables() {
     let table = dir.path().join("partitioned.sst");
     let options = TableOptions::default().filters(
         sstfilter::TableFilterOptions::new()
-            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
             .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks)
             .unwrap(),
     );
@@ -416,7 +416,7 @@ fn inspect_explains_leveldb_tables_and_their_filters() {
         &dir.path().join("ours"),
         5000,
         Box::new(sstfilter_rusty_leveldb::RustyLevelDbFilterPolicy::new(
-            BlockedBloomPolicy::new(10.0),
+            BlockedBloomPolicy::new(10.0).unwrap(),
         )),
     );
     let out = ok(&["inspect", ours.to_str().unwrap()]);
@@ -597,7 +597,7 @@ fn inspect_reports_bad_files_as_errors() {
     assert!(err.contains("cannot open"), "{err}");
 
     // A raw block with a flipped payload bit, and every truncation of a small one.
-    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     for i in 0..50u32 {
         builder.add_key(&i.to_le_bytes());
     }
@@ -774,7 +774,7 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
     let table = dir.path().join("table.sst");
     write_table(&table, 500, &TableOptions::default());
     let block = dir.path().join("block.bin");
-    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
     builder.add_key(b"key");
     std::fs::write(&block, builder.finish()).unwrap();
     let ldb = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1139,8 +1139,8 @@ fn inspect_states_the_layout_rule_a_shifted_table_breaks() {
         TableOptions::default(),
         TableOptions::default().filters(
             sstfilter::TableFilterOptions::new()
-                .point(sstfilter::BlockedBloomPolicy::new(10.0))
-                .range(sstfilter::RangePolicy::new(256, 0.01))
+                .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
+                .range(sstfilter::RangePolicy::new(256, 0.01).unwrap())
                 .unwrap(),
         ),
     ];

@@ -349,7 +349,7 @@ mod tests {
     fn matches_a_block_built_by_the_policy_bit_for_bit() {
         // The in-memory filter and the block builder must agree on every probe position.
         let keys = keys(0..1000);
-        let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0));
+        let mut builder = FilterBlockBuilder::new(StandardBloomPolicy::new(10.0).unwrap());
         for k in &keys {
             builder.add_key(k);
         }
@@ -383,7 +383,7 @@ mod tests {
 
     #[test]
     fn from_block_rejects_other_kinds_and_damage() {
-        let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0));
+        let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
         builder.add_key(b"k");
         assert_eq!(
             BloomFilter::from_block(&builder.finish()),

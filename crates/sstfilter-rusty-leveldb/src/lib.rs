@@ -10,7 +10,7 @@
 //!
 //! // Our blocks (self-describing, checksummed):
 //! let options = rusty_leveldb::Options {
-//!     filter_policy: Rc::new(Box::new(RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)))),
+//!     filter_policy: Rc::new(Box::new(RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)?))),
 //!     ..Default::default()
 //! };
 //! // Or LevelDB's own Bloom filter, byte for byte: tables stay readable by LevelDB and rusty-leveldb.
@@ -18,7 +18,8 @@
 //!     filter_policy: Rc::new(Box::new(LevelDbFormat(LevelDbBloomPolicy::new(10)))),
 //!     ..Default::default()
 //! };
-//! let db = rusty_leveldb::DB::open("/tmp/db", options).expect("open");
+//! let db = rusty_leveldb::DB::open("/tmp/db", options)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! **No prefix filters here.** sstfilter's prefix filters (`TableFilterOptions::prefixes`, used by the
@@ -216,7 +217,7 @@ mod tests {
 
     #[test]
     fn our_blocks_through_the_leveldb_interface() {
-        let policy = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         assert_eq!(policy.name(), "sstfilter");
         let keys: Vec<Vec<u8>> = (0..300u32)
             .map(|i| format!("key{i}").into_bytes())
@@ -239,7 +240,7 @@ mod tests {
     /// them, and none of the filter before.
     #[test]
     fn the_reused_builder_starts_each_filter_afresh() {
-        let policy = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         let batch = |b: u32| -> Vec<Vec<u8>> {
             // Descending: a reverse comparator's order.
             (0..400u32)
@@ -293,7 +294,7 @@ mod tests {
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let (buf, mut offsets) = layout(&refs);
         offsets.swap(3, 4);
-        let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         let filter = ours.create_filter(&buf, &offsets);
         let leveldb = LevelDbFormat(LevelDbBloomPolicy::new(10));
         let leveldb_filter = leveldb.create_filter(&buf, &offsets);

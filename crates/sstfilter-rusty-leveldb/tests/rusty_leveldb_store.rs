@@ -35,7 +35,7 @@ fn reads_per_absent_get(filter: Option<Box<dyn FilterPolicy>>, label: &str, abse
 
 #[test]
 fn blocked_bloom_in_rusty_leveldb_loses_no_key_and_avoids_reads() {
-    let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+    let ours = RustyLevelDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
     let stats = ours.stats();
     let with_ours = reads_per_absent_get(Some(Box::new(ours)), "sstfilter BlockedBloom", KEYS);
     assert_eq!(

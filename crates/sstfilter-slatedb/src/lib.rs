@@ -1,13 +1,13 @@
 //! Our filter policies inside [SlateDB](https://slatedb.io) (`slatedb` 0.18): one filter block per SST.
 //!
 //! ```no_run
-//! # async fn open() -> Result<(), slatedb::Error> {
+//! # async fn open() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use slatedb::object_store::local::LocalFileSystem;
 //! use sstfilter::BlockedBloomPolicy;
 //! use sstfilter_slatedb::SlateDbFilterPolicy;
 //!
-//! let policy = Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)));
+//! let policy = Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)?));
 //! let store = Arc::new(LocalFileSystem::new_with_prefix("/tmp/db").expect("directory"));
 //! let db = slatedb::Db::builder("db", store)
 //!     .with_filter_policies(vec![policy.clone()])
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn names_encode_what_changes_the_stored_hashes() {
-        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         assert_eq!(policy.name(), "sstfilter");
         let policy = policy.with_prefix_extractor(Arc::new(Fixed(3))).unwrap();
         assert_eq!(policy.name(), "sstfilter:p=fixed");
@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(policy.name(), "sstfilter:p=fixed:wh=0");
         // Bits per key do not change how a block is read.
         assert_eq!(
-            SlateDbFilterPolicy::new(BlockedBloomPolicy::new(3.0)).name(),
+            SlateDbFilterPolicy::new(BlockedBloomPolicy::new(3.0).unwrap()).name(),
             "sstfilter"
         );
     }
@@ -354,14 +354,14 @@ mod tests {
             }
         }
         assert!(sstfilter::PrefixExtractor::name(&Long).len() > sstfilter::MAX_PREFIX_NAME_LEN);
-        let refused = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+        let refused = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap())
             .with_sstfilter_prefix_extractor(Arc::new(Long));
         assert!(matches!(refused, Err(UsageError::InvalidSetting { .. })));
     }
 
     #[test]
     fn whole_keys_answer_points_and_nothing_else() {
-        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         assert!(!policy.supports_prefix_queries());
         let filter = build(&policy, &keys());
         for k in keys() {
@@ -382,7 +382,7 @@ mod tests {
     #[test]
     fn prefix_extractor_answers_prefix_scans() {
         for whole in [true, false] {
-            let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+            let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap())
                 .with_prefix_extractor(Arc::new(Fixed(3)))
                 .unwrap()
                 .with_whole_key_filtering(whole);
@@ -410,10 +410,10 @@ mod tests {
     #[test]
     fn sstfilter_extractors_work_directly_and_through_slatedb() {
         let core = sstfilter::CappedPrefix::new(3);
-        let direct = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+        let direct = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap())
             .with_sstfilter_prefix_extractor(Arc::new(core.clone()))
             .unwrap();
-        let through = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+        let through = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap())
             .with_prefix_extractor(Arc::new(SlateDbPrefix(core)))
             .unwrap();
         assert_eq!(direct.name(), "sstfilter:p=sstfilter.capped:3");
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn questions_a_point_filter_cannot_answer_are_counted_as_unfiltered() {
-        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         let stats = policy.stats();
         let filter = build(&policy, &keys());
         let range = FilterQuery::range(Bound::Unbounded, Bound::Excluded(Bytes::from_static(b"t")));
@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn undecodable_filters_match_everything_and_are_counted() {
-        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         let stats = policy.stats();
         let filter = build(&policy, &keys());
         let mut bytes = Vec::new();
@@ -471,7 +471,7 @@ mod tests {
     /// gets one that answers "may match" (counted as unusable) rather than one that hides a key.
     #[test]
     fn keys_out_of_order_give_a_filter_that_matches_everything() {
-        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0));
+        let policy = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap());
         let stats = policy.stats();
         let mut builder = policy.builder();
         for k in [&b"b"[..], b"a", b"c"] {

@@ -17,15 +17,15 @@ use crate::filter::{Layout, Part};
 /// [`SlateDbFilterPolicy`](crate::SlateDbFilterPolicy), to answer those with a Bloom filter).
 ///
 /// ```no_run
-/// # async fn open() -> Result<(), slatedb::Error> {
+/// # async fn open() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
 /// use slatedb::object_store::local::LocalFileSystem;
 /// use sstfilter::{BlockedBloomPolicy, RangePolicy};
 /// use sstfilter_slatedb::{SlateDbFilterPolicy, SlateDbRangeFilterPolicy};
 ///
-/// let points = Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)));
+/// let points = Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)?));
 /// // Scans of up to 2^10 projected values (1024 consecutive decimal ids), at most 1 % false positives.
-/// let ranges = Arc::new(SlateDbRangeFilterPolicy::new(RangePolicy::new(1 << 10, 0.01)));
+/// let ranges = Arc::new(SlateDbRangeFilterPolicy::new(RangePolicy::new(1 << 10, 0.01)?));
 /// let store = Arc::new(LocalFileSystem::new_with_prefix("/tmp/db").expect("directory"));
 /// let db = slatedb::Db::builder("db", store)
 ///     .with_filter_policies(vec![points, ranges.clone()])
@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn names_say_the_size() {
         let name = |len, fpr| {
-            SlateDbRangeFilterPolicy::new(RangePolicy::new(len, fpr))
+            SlateDbRangeFilterPolicy::new(RangePolicy::new(len, fpr).unwrap())
                 .name()
                 .to_owned()
         };
@@ -185,7 +185,7 @@ mod tests {
             strings.extend(last.iter().cloned());
         }
         strings.sort();
-        let policy = SlateDbRangeFilterPolicy::new(RangePolicy::new(4, 0.5));
+        let policy = SlateDbRangeFilterPolicy::new(RangePolicy::new(4, 0.5).unwrap());
         for pick in [1usize, 2, 3, 5] {
             let keys: Vec<Vec<u8>> = strings.iter().step_by(pick).cloned().collect();
             let filter = build(&policy, &keys);
@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn empty_ranges_and_absent_prefixes_skip_the_sst() {
-        let policy = SlateDbRangeFilterPolicy::new(RangePolicy::new(1 << 10, 0.001));
+        let policy = SlateDbRangeFilterPolicy::new(RangePolicy::new(1 << 10, 0.001).unwrap());
         let keys: Vec<Vec<u8>> = (0..1000u32)
             .map(|i| format!("id:{:06}", i * 100).into_bytes())
             .collect();
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn keys_out_of_order_and_unusable_bytes_match_everything() {
-        let policy = SlateDbRangeFilterPolicy::new(RangePolicy::new(16, 0.01));
+        let policy = SlateDbRangeFilterPolicy::new(RangePolicy::new(16, 0.01).unwrap());
         let filter = build(&policy, &[b"b".to_vec(), b"a".to_vec()]);
         assert!(filter.might_match(&FilterQuery::point(Bytes::from_static(b"a"))));
         assert!(filter.might_match(&range(Bound::Included(b"zz"), Bound::Unbounded)));

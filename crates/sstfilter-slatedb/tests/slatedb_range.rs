@@ -173,11 +173,13 @@ async fn run(label: &str, policies: Vec<Arc<dyn FilterPolicy>>, ranges: usize) -
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn range_filters_skip_ssts_for_empty_ranges_and_lose_no_row() {
     // A tenant's range spans 10 tables × 10^5 values of `{table:03}-{j:05}` in the projection: 2^20 covers it.
-    let ranges = SlateDbRangeFilterPolicy::new(RangePolicy::new(1 << 20, 0.01));
+    let ranges = SlateDbRangeFilterPolicy::new(RangePolicy::new(1 << 20, 0.01).unwrap());
     let stats = ranges.stats();
     let with_range = run("range filter", vec![Arc::new(ranges)], RANDOM_RANGES).await;
     let without = run("no filter", Vec::new(), 0).await;
-    let points = Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)));
+    let points = Arc::new(SlateDbFilterPolicy::new(
+        BlockedBloomPolicy::new(10.0).unwrap(),
+    ));
     let with_points = run("point filter only", vec![points], 0).await;
     assert!(without >= SSTS as f64 * 0.9, "{without}");
     assert!(with_points >= SSTS as f64 * 0.9, "{with_points}");
@@ -196,10 +198,10 @@ async fn range_filters_skip_ssts_for_empty_ranges_and_lose_no_row() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn point_and_range_filter_against_a_bigger_point_filter_at_equal_bytes() {
     let (point, point_size) = Measured::wrap(Arc::new(SlateDbFilterPolicy::new(
-        BlockedBloomPolicy::new(10.0),
+        BlockedBloomPolicy::new(10.0).unwrap(),
     )));
     let (range, range_size) = Measured::wrap(Arc::new(SlateDbRangeFilterPolicy::new(
-        RangePolicy::new(1 << 20, 0.01),
+        RangePolicy::new(1 << 20, 0.01).unwrap(),
     )));
     let both = run(
         "point 10 bits/key + range filter",
@@ -211,7 +213,7 @@ async fn point_and_range_filter_against_a_bigger_point_filter_at_equal_bytes() {
     // Both filters count the same keys, so their bits per key add up.
     let equal_bits = point_size.bits_per_key() + range_size.bits_per_key();
     let (big, big_size) = Measured::wrap(Arc::new(SlateDbFilterPolicy::new(
-        BlockedBloomPolicy::new(equal_bits),
+        BlockedBloomPolicy::new(equal_bits).unwrap(),
     )));
     let bigger = run(
         &format!("point {equal_bits:.1} bits/key alone"),

@@ -49,7 +49,9 @@ async fn reads_per_absent_get(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn blocked_bloom_in_slatedb_loses_no_key_and_avoids_reads() {
-    let ours = Arc::new(SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0)));
+    let ours = Arc::new(SlateDbFilterPolicy::new(
+        BlockedBloomPolicy::new(10.0).unwrap(),
+    ));
     let stats = ours.stats();
     let with_ours = reads_per_absent_get(vec![ours], "sstfilter BlockedBloom", true, KEYS).await;
     assert_eq!(
@@ -129,7 +131,7 @@ async fn tenant_scans(policies: Vec<Arc<dyn FilterPolicy>>) -> (u64, f64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prefix_filters_skip_ssts_for_absent_prefixes_and_lose_no_row() {
     let tenants = DelimitedPrefix::new(b'/');
-    let ours = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0))
+    let ours = SlateDbFilterPolicy::new(BlockedBloomPolicy::new(10.0).unwrap())
         .with_sstfilter_prefix_extractor(Arc::new(tenants.clone()))
         .unwrap();
     let stats = ours.stats();

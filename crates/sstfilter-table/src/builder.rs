@@ -36,15 +36,15 @@ pub const MAX_ENTRY_LEN: usize = 1 << 30;
 ///
 /// let options = TableOptions::default()
 ///     .block_size(16 * 1024)
-///     .filters(TableFilterOptions::new().point(BlockedBloomPolicy::new(14.0)));
+///     .filters(TableFilterOptions::new().point(BlockedBloomPolicy::new(14.0)?));
 /// let no_filter = TableOptions::default().filters(TableFilterOptions::new());
 /// // A big table: its filter in 4 KiB partitions cut at data-block boundaries, loaded on demand; prefix scans of a
 /// // tenant and range scans of up to 2^10 projected values skip the table when they hold no key.
 /// let everything = TableOptions::default().filters(
 ///     TableFilterOptions::new()
-///         .point(BlockedBloomPolicy::new(10.0))
+///         .point(BlockedBloomPolicy::new(10.0)?)
 ///         .prefixes(Arc::new(DelimitedPrefix::new(b'/')), true)?
-///         .range(RangePolicy::new(1 << 10, 0.01))?
+///         .range(RangePolicy::new(1 << 10, 0.01)?)?
 ///         .partitioned(4096, PartitionCuts::AtDataBlocks)?,
 /// );
 /// # let _ = (options, no_filter, everything);
@@ -60,7 +60,7 @@ impl Default for TableOptions {
     fn default() -> Self {
         TableOptions {
             block_size: DEFAULT_BLOCK_SIZE,
-            filters: TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)),
+            filters: TableFilterOptions::new().point(BlockedBloomPolicy::default()),
         }
     }
 }

@@ -20,60 +20,74 @@ fn reference_table_with_each_policy_at_its_extremes() {
         ),
         (
             "BlockedBloom 1".into(),
-            TableOptions::default()
-                .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(1.0))),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(1.0).unwrap()),
+            ),
         ),
         (
             "BlockedBloom 100".into(),
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(100.0)),
+                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(100.0).unwrap()),
             ),
         ),
         (
             "StandardBloom 1".into(),
-            TableOptions::default()
-                .filters(sstfilter::TableFilterOptions::new().point(StandardBloomPolicy::new(1.0))),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(StandardBloomPolicy::new(1.0).unwrap()),
+            ),
         ),
         (
             "StandardBloom 100".into(),
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new().point(StandardBloomPolicy::new(100.0)),
+                sstfilter::TableFilterOptions::new()
+                    .point(StandardBloomPolicy::new(100.0).unwrap()),
             ),
         ),
         (
             "Ribbon Bloom-equivalent 1".into(),
-            TableOptions::default()
-                .filters(sstfilter::TableFilterOptions::new().point(RibbonPolicy::new(1.0))),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(RibbonPolicy::new(1.0).unwrap()),
+            ),
         ),
         (
             "Ribbon 2^-1".into(),
-            TableOptions::default()
-                .filters(sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(0.5))),
+            TableOptions::default().filters(
+                sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(0.5).unwrap()),
+            ),
         ),
         (
             "Ribbon 2^-27".into(),
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(2f64.powi(-27))),
+                sstfilter::TableFilterOptions::new()
+                    .point(RibbonPolicy::with_fpr(2f64.powi(-27)).unwrap()),
             ),
         ),
         (
             "Ribbon 2^-32".into(),
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new().point(RibbonPolicy::with_fpr(2f64.powi(-32))),
+                sstfilter::TableFilterOptions::new()
+                    .point(RibbonPolicy::with_fpr(2f64.powi(-32)).unwrap()),
             ),
         ),
         (
             "Ribbon, no overhead".into(),
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new()
-                    .point(RibbonPolicy::with_fpr(0.01).with_slot_overhead(0.0)),
+                sstfilter::TableFilterOptions::new().point(
+                    RibbonPolicy::with_fpr(0.01)
+                        .unwrap()
+                        .with_slot_overhead(0.0)
+                        .unwrap(),
+                ),
             ),
         ),
         (
             "Ribbon, no build memory".into(),
             TableOptions::default().filters(
-                sstfilter::TableFilterOptions::new()
-                    .point(RibbonPolicy::with_fpr(0.01).with_max_build_memory(0)),
+                sstfilter::TableFilterOptions::new().point(
+                    RibbonPolicy::with_fpr(0.01)
+                        .unwrap()
+                        .with_max_build_memory(0),
+                ),
             ),
         ),
     ];

@@ -50,9 +50,15 @@ fn open_cached(bytes: Vec<u8>, len: u64, cache: &PartitionCache) -> Table<Vec<u8
 #[test]
 fn every_key_is_found_through_its_partition_for_every_kind_and_cut() {
     let policies: [(&str, Arc<dyn FilterPolicy + Send + Sync>); 3] = [
-        ("BlockedBloom", Arc::new(BlockedBloomPolicy::new(10.0))),
-        ("Ribbon", Arc::new(RibbonPolicy::new(10.0))),
-        ("StandardBloom", Arc::new(StandardBloomPolicy::new(10.0))),
+        (
+            "BlockedBloom",
+            Arc::new(BlockedBloomPolicy::new(10.0).unwrap()),
+        ),
+        ("Ribbon", Arc::new(RibbonPolicy::new(10.0).unwrap())),
+        (
+            "StandardBloom",
+            Arc::new(StandardBloomPolicy::new(10.0).unwrap()),
+        ),
     ];
     for (name, policy) in &policies {
         for cuts in [PartitionCuts::Anywhere, PartitionCuts::AtDataBlocks] {
@@ -121,7 +127,7 @@ fn absent_keys_are_filtered_and_past_the_last_key_load_nothing() {
     let (_, bytes) = build(
         &entries,
         &partitioned(
-            BlockedBloomPolicy::new(10.0),
+            BlockedBloomPolicy::new(10.0).unwrap(),
             512,
             PartitionCuts::AtDataBlocks,
         ),
@@ -156,7 +162,11 @@ fn a_shared_cache_keeps_its_budget_across_tables() {
         let entries = entries(20_000, &format!("t{t}-"));
         let (summary, bytes) = build(
             &entries,
-            &partitioned(BlockedBloomPolicy::new(10.0), 1024, PartitionCuts::Anywhere),
+            &partitioned(
+                BlockedBloomPolicy::new(10.0).unwrap(),
+                1024,
+                PartitionCuts::Anywhere,
+            ),
         );
         assert!(summary.filter_partitions >= 20);
         tables.push((open_cached(bytes, summary.file_len, &cache), entries));
@@ -217,7 +227,7 @@ fn sharing(
     salt: &str,
 ) -> Vec<(Table<Vec<u8>>, Entries)> {
     let options = partitioned(
-        BlockedBloomPolicy::new(10.0),
+        BlockedBloomPolicy::new(10.0).unwrap(),
         partition_bytes,
         PartitionCuts::Anywhere,
     );
@@ -325,7 +335,11 @@ fn damage_to_partitions_or_their_index_costs_reads_never_keys() {
     let entries = entries(300, "d");
     let (summary, good) = build(
         &entries,
-        &partitioned(BlockedBloomPolicy::new(10.0), 128, PartitionCuts::Anywhere),
+        &partitioned(
+            BlockedBloomPolicy::new(10.0).unwrap(),
+            128,
+            PartitionCuts::Anywhere,
+        ),
     );
     assert!(summary.filter_partitions >= 4);
     let filter = summary.filter.unwrap();
@@ -382,14 +396,14 @@ fn prefix_extractor_and_partitions_work_together() {
     for options in [
         TableOptions::default().filters(
             sstfilter::TableFilterOptions::new()
-                .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
                 .prefixes(extractor.clone(), true)
                 .and_then(|o| o.partitioned(256, PartitionCuts::Anywhere))
                 .unwrap(),
         ),
         TableOptions::default().filters(
             sstfilter::TableFilterOptions::new()
-                .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
                 .partitioned(256, PartitionCuts::Anywhere)
                 .and_then(|o| o.prefixes(extractor.clone(), true))
                 .unwrap(),
@@ -431,7 +445,7 @@ fn a_small_partitioned_table_seeds_the_fuzzer() {
     let (summary, bytes) = build(
         &entries(40, "s"),
         &partitioned(
-            BlockedBloomPolicy::new(10.0),
+            BlockedBloomPolicy::new(10.0).unwrap(),
             64,
             PartitionCuts::AtDataBlocks,
         ),

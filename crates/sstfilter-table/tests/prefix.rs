@@ -41,7 +41,7 @@ fn table(
 fn with_prefixes(extractor: Arc<dyn PrefixExtractor>, whole_keys: bool) -> TableOptions {
     TableOptions::default().filters(
         sstfilter::TableFilterOptions::new()
-            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
             .prefixes(extractor, whole_keys)
             .unwrap(),
     )
@@ -114,7 +114,7 @@ fn tables_that_cannot_tell_are_read_and_counted() {
             "scan shorter than the prefix",
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
-                    .point(RibbonPolicy::new(10.0))
+                    .point(RibbonPolicy::new(10.0).unwrap())
                     .prefixes(Arc::new(FixedPrefix::new(5)), true)
                     .unwrap(),
             ),

@@ -48,8 +48,8 @@ fn every_range_scan_returns_its_entries_and_no_range_holding_a_key_is_absent() {
     let strings = universe();
     let options = TableOptions::default().block_size(64).filters(
         sstfilter::TableFilterOptions::new()
-            .point(sstfilter::BlockedBloomPolicy::new(10.0))
-            .range(RangePolicy::new(8, 0.5))
+            .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
+            .range(RangePolicy::new(8, 0.5).unwrap())
             .unwrap(),
     );
     for pick in [1usize, 2, 5, 13] {
@@ -110,13 +110,13 @@ fn empty_short_ranges_skip_the_table_and_points_are_filtered() {
     let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..5000u32)
         .map(|i| (format!("order:{:08}", i * 100).into_bytes(), vec![1; 10]))
         .collect();
-    let range = RangePolicy::new(1 << 8, 0.01);
+    let range = RangePolicy::new(1 << 8, 0.01).unwrap();
     for (what, options) in [
         (
             "beside a point filter",
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
-                    .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                    .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
                     .range(range)
                     .unwrap(),
             ),
@@ -181,8 +181,8 @@ fn a_damaged_range_block_answers_may_contain_and_loses_nothing() {
         .collect();
     let options = TableOptions::default().filters(
         sstfilter::TableFilterOptions::new()
-            .point(sstfilter::BlockedBloomPolicy::new(10.0))
-            .range(RangePolicy::new(16, 0.01))
+            .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
+            .range(RangePolicy::new(16, 0.01).unwrap())
             .unwrap(),
     );
     let good = table_bytes(&keys, &options);
@@ -214,13 +214,13 @@ fn a_damaged_range_filter_block_is_unusable_and_loses_nothing() {
     let keys: BTreeMap<Vec<u8>, Vec<u8>> = (0..300u32)
         .map(|i| (format!("k{:05}", i * 3).into_bytes(), vec![7; 5]))
         .collect();
-    let range = RangePolicy::new(16, 0.01);
+    let range = RangePolicy::new(16, 0.01).unwrap();
     for (what, options) in [
         (
             "beside a point filter",
             TableOptions::default().filters(
                 sstfilter::TableFilterOptions::new()
-                    .point(sstfilter::BlockedBloomPolicy::new(10.0))
+                    .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
                     .range(range)
                     .unwrap(),
             ),
@@ -286,10 +286,10 @@ fn a_range_filter_beside_a_partitioned_filter() {
         .collect();
     let options = TableOptions::default().block_size(256).filters(
         sstfilter::TableFilterOptions::new()
-            .point(sstfilter::BlockedBloomPolicy::new(10.0))
+            .point(sstfilter::BlockedBloomPolicy::new(10.0).unwrap())
             .partitioned(512, sstfilter::PartitionCuts::AtDataBlocks)
             .unwrap()
-            .range(RangePolicy::new(64, 0.01))
+            .range(RangePolicy::new(64, 0.01).unwrap())
             .unwrap(),
     );
     let table = open(&table_bytes(&keys, &options));

@@ -89,9 +89,9 @@ fn every_key_round_trips_with_its_value() {
         ("tiny blocks", TableOptions::default().block_size(100)),
         (
             "64 KiB blocks, 4 bits/key",
-            TableOptions::default()
-                .block_size(65536)
-                .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(4.0))),
+            TableOptions::default().block_size(65536).filters(
+                sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(4.0).unwrap()),
+            ),
         ),
     ];
     for (i, (name, options)) in configurations.iter().enumerate() {
@@ -181,7 +181,7 @@ fn sizes_out_of_range_are_refused_not_clamped() {
     // Filter settings are refused where they are made, before a table's options hold them.
     let partitioned = |bytes| {
         sstfilter::TableFilterOptions::new()
-            .point(BlockedBloomPolicy::new(10.0))
+            .point(BlockedBloomPolicy::new(10.0).unwrap())
             .partitioned(bytes, sstfilter::PartitionCuts::Anywhere)
     };
     for bytes in [0, sstfilter::MAX_PARTITION_BYTES + 1] {
@@ -259,8 +259,9 @@ fn filters_cut_absent_lookup_reads_to_fpr_times_tables() {
     );
     let filtered = open_all(
         "bloom",
-        &TableOptions::default()
-            .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0))),
+        &TableOptions::default().filters(
+            sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0).unwrap()),
+        ),
     );
 
     // Odd ids below every table's last key: the index cannot rule them out, only the filter can.
@@ -594,9 +595,9 @@ fn check_golden_table(name: &str, options: &TableOptions, check: impl Fn(&Table<
 
 #[test]
 fn golden_table_is_frozen() {
-    let options = TableOptions::default()
-        .block_size(128)
-        .filters(sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0)));
+    let options = TableOptions::default().block_size(128).filters(
+        sstfilter::TableFilterOptions::new().point(BlockedBloomPolicy::new(10.0).unwrap()),
+    );
     check_golden_table("v1-n60-bpk10-block128.sst", &options, |table, _| {
         assert!(table.table_filter().point_filter().is_some() && table.num_data_blocks() > 5);
     });
@@ -607,8 +608,8 @@ fn golden_table_is_frozen() {
 fn golden_table_with_a_range_filter_is_frozen() {
     let options = TableOptions::default().block_size(128).filters(
         sstfilter::TableFilterOptions::new()
-            .point(BlockedBloomPolicy::new(10.0))
-            .range(sstfilter::RangePolicy::new(16, 0.01))
+            .point(BlockedBloomPolicy::new(10.0).unwrap())
+            .range(sstfilter::RangePolicy::new(16, 0.01).unwrap())
             .unwrap(),
     );
     check_golden_table(

@@ -31,7 +31,7 @@ use super::{Lookups, Scans, Tenant, key, present_id, tenant_key, tenant_prefix, 
 /// filters for the 12,500-key SSTs these stores are loaded with (100,000 keys in 8 SSTs) take 9.98 bits/key,
 /// trailer and directory included, against SlateDB's 10.00.
 pub fn ribbon_at_slatedb_bloom_bytes() -> sstfilter::RibbonPolicy {
-    sstfilter::RibbonPolicy::with_fpr(2f64.powf(-9.75))
+    sstfilter::RibbonPolicy::with_fpr(2f64.powf(-9.75)).unwrap()
 }
 
 /// An `ObjectStore` that counts the reads of SST files (`compacted/*.sst`) before passing them on.

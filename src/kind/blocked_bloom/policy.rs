@@ -2,7 +2,7 @@
 //! measured table.
 
 use super::{BLOCK_BITS, BlockedBloomParams};
-use crate::error::{UsageError, configured};
+use crate::error::UsageError;
 use crate::policy::{FilterPlan, FilterPolicy, check_bits_per_key};
 use crate::sizing::rates::blocked_bloom_fpr;
 
@@ -18,20 +18,10 @@ pub struct BlockedBloomPolicy {
 }
 
 impl BlockedBloomPolicy {
-    /// A policy spending `bits_per_key` bits per distinct key.
-    ///
-    /// # Panics
-    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY): below, a
-    /// filter is useless; above, it only wastes memory; and a configuration error is better caught when the store
-    /// starts than at the first flush. Use [`try_new`](Self::try_new) to validate untrusted configuration.
-    #[must_use]
-    #[track_caller]
-    pub fn new(bits_per_key: f64) -> Self {
-        configured(Self::try_new(bits_per_key))
-    }
-
-    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
-    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
+    /// A policy spending `bits_per_key` bits per distinct key: a number from 1 to
+    /// [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY), else [`UsageError::InvalidSetting`] (below, a filter is
+    /// useless; above, it only wastes memory).
+    pub fn new(bits_per_key: f64) -> Result<Self, UsageError> {
         let bits_per_key = check_bits_per_key("BlockedBloomPolicy bits_per_key", bits_per_key)?;
         Ok(BlockedBloomPolicy { bits_per_key })
     }
@@ -40,6 +30,13 @@ impl BlockedBloomPolicy {
     #[must_use]
     pub const fn bits_per_key(&self) -> f64 {
         self.bits_per_key
+    }
+}
+
+/// 10 bits per key, about 0.96 % false positives: RocksDB's default, and the reference table's.
+impl Default for BlockedBloomPolicy {
+    fn default() -> Self {
+        BlockedBloomPolicy { bits_per_key: 10.0 }
     }
 }
 
@@ -157,25 +154,25 @@ mod tests {
         for bad in [0.0, 0.99, -1.0, 100.01, 1e9, f64::NAN, f64::INFINITY] {
             assert!(
                 matches!(
-                    BlockedBloomPolicy::try_new(bad),
+                    BlockedBloomPolicy::new(bad),
                     Err(UsageError::InvalidSetting { .. })
                 ),
                 "{bad}"
             );
         }
-        assert!(BlockedBloomPolicy::try_new(1.0).is_ok());
-        assert!(BlockedBloomPolicy::try_new(crate::MAX_BITS_PER_KEY).is_ok());
+        assert!(BlockedBloomPolicy::new(1.0).is_ok());
+        assert!(BlockedBloomPolicy::new(crate::MAX_BITS_PER_KEY).is_ok());
     }
 
     #[test]
     #[should_panic(expected = "bits_per_key")]
     fn new_panics_on_bad_configuration() {
-        let _ = BlockedBloomPolicy::new(0.5);
+        let _ = BlockedBloomPolicy::new(0.5).unwrap();
     }
 
     #[test]
     fn sizes_from_the_real_key_count_with_fractional_bits() {
-        let policy = BlockedBloomPolicy::new(7.5);
+        let policy = BlockedBloomPolicy::new(7.5).unwrap();
         // 1000 keys × 7.5 bits = 7500 bits → 15 blocks of 512 (7680 bits).
         assert_eq!(
             policy.estimated_block_len(1000),

@@ -28,7 +28,7 @@ use crate::tag::FilterKind;
 /// // Order ids as 8 big-endian bytes after a table prefix: the projection keeps them as integers.
 /// let key = |id: u64| [&b"orders/"[..], &id.to_be_bytes()].concat();
 /// // Ranges of up to 2^16 ids, at most 1 % false positives for an empty one.
-/// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1 << 16, 0.01));
+/// let mut builder = RangeFilterBuilder::new(RangePolicy::new(1 << 16, 0.01)?);
 /// for id in (0..1000).map(|i| i * 1000) {
 ///     builder.add_key(&key(id))?; // sorted, as a table's keys are
 /// }

@@ -2,7 +2,7 @@
 
 use super::MAX_RANGE_LOG2;
 use super::elias_fano::{self, Layout};
-use crate::error::{UsageError, configured};
+use crate::error::UsageError;
 
 /// Sizes [`FilterKind::Range`](crate::FilterKind::Range) filters, built by
 /// [`RangeFilterBuilder`](crate::RangeFilterBuilder): the longest range that keeps the stated rate, `L` (in
@@ -16,9 +16,10 @@ use crate::error::{UsageError, configured};
 ///
 /// ```
 /// use sstfilter::RangePolicy;
-/// let policy = RangePolicy::new(1000, 0.01); // ranges up to 1000 values, rounded up to 1024
+/// let policy = RangePolicy::new(1000, 0.01)?; // ranges up to 1000 values, rounded up to 1024
 /// assert_eq!(policy.max_range_len(), 1024);
 /// assert!(policy.bits_per_key(1_000_000) < 20.0); // log2(1024 / 0.01) = 16.6, + 2.x
+/// # Ok::<(), sstfilter::UsageError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RangePolicy {
@@ -34,20 +35,11 @@ impl RangePolicy {
     pub const MIN_FPR: f64 = 1.0 / (1u64 << 40) as f64;
 
     /// A policy for ranges of up to `max_range_len` projected values (rounded up to a power of two, which only
-    /// lowers the rate of every shorter range) with false-positive rate `fpr` for an empty range that long.
-    ///
-    /// # Panics
-    /// If `max_range_len` is not from 1 to [`MAX_RANGE_LEN`](Self::MAX_RANGE_LEN), `fpr` is not from
-    /// [`MIN_FPR`](Self::MIN_FPR) up to (not including) 1, or no key fits the universe (`L / ε` at least `2^64`).
-    /// Use [`try_new`](Self::try_new) for untrusted configuration.
-    #[must_use]
-    #[track_caller]
-    pub fn new(max_range_len: u64, fpr: f64) -> Self {
-        configured(Self::try_new(max_range_len, fpr))
-    }
-
-    /// Like [`new`](Self::new), but an error instead of a panic for a configuration it refuses.
-    pub fn try_new(max_range_len: u64, fpr: f64) -> Result<Self, UsageError> {
+    /// lowers the rate of every shorter range) with false-positive rate `fpr` for an empty range that long. Refused
+    /// ([`UsageError::InvalidSetting`]) unless `max_range_len` is from 1 to [`MAX_RANGE_LEN`](Self::MAX_RANGE_LEN),
+    /// `fpr` from [`MIN_FPR`](Self::MIN_FPR) up to (not including) 1, and one key fits the universe (`L / ε` below
+    /// `2^64`).
+    pub fn new(max_range_len: u64, fpr: f64) -> Result<Self, UsageError> {
         if !(1..=Self::MAX_RANGE_LEN).contains(&max_range_len) {
             return Err(UsageError::setting(
                 "RangePolicy max_range_len",
@@ -75,26 +67,13 @@ impl RangePolicy {
     }
 
     /// A policy spending about `bits_per_key` bits per key on ranges of up to `max_range_len`: the rate of
-    /// Grafite's bound at that space, `ε = L / 2^(bits − 2)` (then as [`new`](Self::new)).
-    ///
-    /// # Panics
-    /// If [`try_with_bits_per_key`](Self::try_with_bits_per_key) refuses the pair.
-    #[must_use]
-    #[track_caller]
-    pub fn with_bits_per_key(bits_per_key: f64, max_range_len: u64) -> Self {
-        configured(Self::try_with_bits_per_key(bits_per_key, max_range_len))
-    }
-
-    /// Like [`with_bits_per_key`](Self::with_bits_per_key), but an error instead of a panic: `bits_per_key` must
-    /// give a rate [`try_new`](Self::try_new) accepts, that is more than `log2(L) + 2`, at most `log2(L) + 42`, and
-    /// below 66 (the universe of one key, `L / ε = 2^(bits − 2)`, must stay below 2^64).
-    pub fn try_with_bits_per_key(
-        bits_per_key: f64,
-        max_range_len: u64,
-    ) -> Result<Self, UsageError> {
-        let range = Self::try_new(max_range_len, 0.5)?;
+    /// Grafite's bound at that space, `ε = L / 2^(bits − 2)` (then as [`new`](Self::new)). `bits_per_key` must give
+    /// a rate [`new`](Self::new) accepts, that is more than `log2(L) + 2`, at most `log2(L) + 42`, and below 66 (the
+    /// universe of one key, `L / ε = 2^(bits − 2)`, must stay below 2^64), else [`UsageError::InvalidSetting`].
+    pub fn with_bits_per_key(bits_per_key: f64, max_range_len: u64) -> Result<Self, UsageError> {
+        let range = Self::new(max_range_len, 0.5)?;
         let log2_fpr = f64::from(range.range_log2) - (bits_per_key - 2.0);
-        Self::try_new(range.max_range_len(), log2_fpr.exp2()).map_err(|_| {
+        Self::new(range.max_range_len(), log2_fpr.exp2()).map_err(|_| {
             UsageError::setting(
                 "RangePolicy bits_per_key",
                 format!(

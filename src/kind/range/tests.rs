@@ -81,7 +81,7 @@ fn no_range_holding_a_key_is_ever_absent() {
                         })
                         .cloned()
                         .collect();
-                    let bytes = block(RangePolicy::new(1 << range_log2, 0.5), &keys);
+                    let bytes = block(RangePolicy::new(1 << range_log2, 0.5).unwrap(), &keys);
                     let f = FilterBlock::open(&bytes[..]).unwrap();
                     for k in &keys {
                         assert!(f.may_contain(k), "{k:?}");
@@ -115,8 +115,8 @@ fn no_range_holding_a_key_is_ever_absent() {
 #[test]
 fn a_batch_answers_the_ranges_it_has_room_for_as_single_questions_do() {
     let keys = integer_keys(2_000, 7);
-    let bytes = integer_block(RangePolicy::new(1 << 8, 0.01), &keys);
-    let empty = block(RangePolicy::new(1 << 8, 0.01), &[]);
+    let bytes = integer_block(RangePolicy::new(1 << 8, 0.01).unwrap(), &keys);
+    let empty = block(RangePolicy::new(1 << 8, 0.01).unwrap(), &[]);
     let filters: Vec<FilterBlock<&[u8]>> = [&bytes[..], &empty]
         .into_iter()
         .map(|b| FilterBlock::open(b).unwrap())
@@ -190,7 +190,7 @@ fn integer_block(policy: RangePolicy, keys: &[u64]) -> Vec<u8> {
 fn empty_range_rate_follows_the_bound() {
     let keys = integer_keys(20_000, 11);
     for (range_log2, fpr) in [(0u32, 0.01), (4, 0.01), (8, 0.02), (16, 0.05)] {
-        let policy = RangePolicy::new(1 << range_log2, fpr);
+        let policy = RangePolicy::new(1 << range_log2, fpr).unwrap();
         let bytes = integer_block(policy, &keys);
         let f = FilterBlock::open(&bytes[..]).unwrap();
         let KindParams::Range(p) = *f.params() else {
@@ -242,7 +242,7 @@ fn empty_range_rate_follows_the_bound() {
 #[test]
 fn an_excluded_lower_bound_at_a_key_leaves_it_out() {
     let keys = integer_keys(20_000, 17);
-    let policy = RangePolicy::new(1 << 8, 0.01);
+    let policy = RangePolicy::new(1 << 8, 0.01).unwrap();
     let f = FilterBlock::open(integer_block(policy, &keys)).unwrap();
     let KindParams::Range(p) = *f.params() else {
         panic!("a Range block");
@@ -269,7 +269,7 @@ fn an_excluded_lower_bound_at_a_key_leaves_it_out() {
 fn bits_per_key_follow_the_policy() {
     let keys = integer_keys(100_000, 5);
     for (len, fpr) in [(1u64, 0.01), (1 << 8, 0.01), (1 << 16, 0.001)] {
-        let policy = RangePolicy::new(len, fpr);
+        let policy = RangePolicy::new(len, fpr).unwrap();
         let bytes = integer_block(policy, &keys);
         let f = FilterBlock::open(&bytes[..]).unwrap();
         let ideal = (len as f64 / fpr).log2();
@@ -300,14 +300,14 @@ fn bits_per_key_follow_the_policy() {
 
 #[test]
 fn empty_and_single_key_filters() {
-    let empty = block(RangePolicy::new(16, 0.01), &[]);
+    let empty = block(RangePolicy::new(16, 0.01).unwrap(), &[]);
     assert_eq!(empty.len(), TRAILER_LEN);
     let f = FilterBlock::open(&empty[..]).unwrap();
     assert_eq!(f.kind(), FilterKind::Range);
     assert!(!f.may_contain(b""));
     assert!(!f.may_contain_range(Unbounded, Unbounded).must_read());
     for key in [&b""[..], b"x", b"long key with bytes past the eighth"] {
-        let bytes = block(RangePolicy::new(16, 0.01), &[key.to_vec()]);
+        let bytes = block(RangePolicy::new(16, 0.01).unwrap(), &[key.to_vec()]);
         let f = FilterBlock::open(&bytes[..]).unwrap();
         assert!(f.may_contain(key));
         assert!(f.may_contain_range(Unbounded, Unbounded).must_read());
@@ -426,7 +426,7 @@ fn values_projected_in_place_are_the_definitions() {
 
 #[test]
 fn out_of_order_keys_are_refused_and_duplicates_counted_once() {
-    let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01));
+    let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01).unwrap());
     b.add_key(b"b").unwrap();
     b.add_key(b"b").unwrap();
     assert_eq!(b.add_key(b"a"), Err(crate::UsageError::KeysOutOfOrder));
@@ -455,7 +455,7 @@ fn the_order_check_agrees_with_byte_order_on_every_pair() {
     for lead in [true, false] {
         for first in &strings {
             for second in &strings {
-                let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01));
+                let mut b = RangeFilterBuilder::new(RangePolicy::new(16, 0.01).unwrap());
                 if lead {
                     b.add_key(b"").unwrap();
                 }
@@ -501,7 +501,7 @@ fn reprojection_after_the_prefix_shrinks_matches_projecting_at_the_end() {
     .iter()
     .map(|k| k.to_vec())
     .collect();
-    let bytes = block(RangePolicy::new(1, 0.5), &keys);
+    let bytes = block(RangePolicy::new(1, 0.5).unwrap(), &keys);
     let f = FilterBlock::open(&bytes[..]).unwrap();
     let KindParams::Range(p) = *f.params() else {
         panic!("a Range block");
@@ -524,7 +524,7 @@ fn reprojection_after_the_prefix_shrinks_matches_projecting_at_the_end() {
 #[test]
 fn decode_rejects_every_inconsistent_field() {
     let keys = integer_keys(1000, 3);
-    let bytes = integer_block(RangePolicy::new(256, 0.01), &keys);
+    let bytes = integer_block(RangePolicy::new(256, 0.01).unwrap(), &keys);
     let f = FilterBlock::open(&bytes[..]).unwrap();
     let KindParams::Range(p) = *f.params() else {
         panic!("a Range block");
@@ -639,7 +639,8 @@ fn golden_blocks_rebuild_from_their_own_parameters() {
         keys.sort();
         // The policy's rate is not stored; any rate gives the stored range length, and the universe is the block's.
         let mut builder =
-            RangeFilterBuilder::new(RangePolicy::new(p.max_range_len(), 0.5)).without_key_limit();
+            RangeFilterBuilder::new(RangePolicy::new(p.max_range_len(), 0.5).unwrap())
+                .without_key_limit();
         for k in &keys {
             builder.add_key(k).unwrap();
         }
@@ -658,7 +659,7 @@ fn golden_blocks_rebuild_from_their_own_parameters() {
 /// A Range block holds no prefix hashes: one dressed up with a prefix section (version 2, flag bit 0) is refused.
 #[test]
 fn a_range_block_with_a_prefix_section_is_refused() {
-    let bytes = integer_block(RangePolicy::new(16, 0.01), &integer_keys(100, 1));
+    let bytes = integer_block(RangePolicy::new(16, 0.01).unwrap(), &integer_keys(100, 1));
     let f = FilterBlock::open(&bytes[..]).unwrap();
     let mut dressed = bytes[..bytes.len() - TRAILER_LEN].to_vec();
     let name = crate::format::PrefixName::new("sstfilter.fixed:4").unwrap();
@@ -762,7 +763,7 @@ fn keys_all_verbatim_project_as_reading_one_position_at_a_time() {
 fn sorted_block(keys: &mut Vec<Vec<u8>>) -> (Vec<u8>, RangeParams) {
     keys.sort();
     keys.dedup();
-    let bytes = block(RangePolicy::new(1 << 10, 0.01), keys);
+    let bytes = block(RangePolicy::new(1 << 10, 0.01).unwrap(), keys);
     let KindParams::Range(p) = *FilterBlock::open(&bytes[..]).unwrap().params() else {
         panic!("a Range block");
     };
@@ -961,7 +962,7 @@ fn nearly_full_alphabets_join_the_verbatim_run_within_the_rate() {
     let tiny = full(&tiny);
     assert!(tiny[4] && !tiny[0], "{tiny:?} {sizes:?}");
 
-    let bytes = block(RangePolicy::new(1 << 10, 0.01), &clustered);
+    let bytes = block(RangePolicy::new(1 << 10, 0.01).unwrap(), &clustered);
     let f = FilterBlock::open(&bytes[..]).unwrap();
     let KindParams::Range(p) = *f.params() else {
         panic!("a Range block");
@@ -984,7 +985,7 @@ fn nearly_full_alphabets_join_the_verbatim_run_within_the_rate() {
             .collect();
         let (alphabets, _) = projection::choose(&windows_of(&keys), 8, 1 << 10, 0.01);
         assert_eq!(full(&alphabets)[7], widened, "{missing} missing");
-        let bytes = block(RangePolicy::new(1 << 10, 0.01), &keys);
+        let bytes = block(RangePolicy::new(1 << 10, 0.01).unwrap(), &keys);
         let f = FilterBlock::open(&bytes[..]).unwrap();
         assert!(keys.iter().all(|k| f.may_contain(k)));
     }

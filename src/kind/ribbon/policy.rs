@@ -2,7 +2,7 @@
 //! and how a Ribbon filter is planned for a key count (shards, slots, columns), which `sstfilter calc` models.
 
 use super::{BLOCK_SLOTS, COEFF_BITS, MAX_COLUMNS, RibbonPlan, Shape, directory_len};
-use crate::error::{UsageError, check_fpr, configured};
+use crate::error::{UsageError, check_fpr};
 use crate::kind::blocked_bloom::policy::params_for;
 use crate::kind::blocked_bloom::policy::rate_at as blocked_bloom_rate;
 use crate::policy::{FilterPlan, FilterPolicy, check_bits_per_key};
@@ -19,7 +19,7 @@ const MAX_FALLBACK_BITS_PER_KEY: f64 = 128.0;
 /// use sstfilter::{FilterBlock, FilterBlockBuilder, FilterKind, RibbonPolicy};
 ///
 /// // "Bloom-equivalent" 10 bits/key: BlockedBloom's false-positive rate at 10 bits/key, in about 6.9 bits/key.
-/// let mut builder = FilterBlockBuilder::new(RibbonPolicy::new(10.0));
+/// let mut builder = FilterBlockBuilder::new(RibbonPolicy::new(10.0)?);
 /// for i in 0..10_000u32 {
 ///     builder.add_key(format!("usr:{i:012}").as_bytes());
 /// }
@@ -29,9 +29,9 @@ const MAX_FALLBACK_BITS_PER_KEY: f64 = 128.0;
 /// assert!(filter.bits_per_key() < 7.0);
 ///
 /// // Or target a false-positive rate directly.
-/// let policy = RibbonPolicy::with_fpr(0.001);
+/// let policy = RibbonPolicy::with_fpr(0.001)?;
 /// # let _ = policy;
-/// # Ok::<(), sstfilter::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// The policy writes a BlockedBloom filter of the same false-positive rate instead when Ribbon would not be
@@ -52,20 +52,11 @@ impl RibbonPolicy {
     pub const MIN_FPR: f64 = 1.0 / (1u64 << MAX_COLUMNS) as f64;
 
     /// A policy with the false-positive rate BlockedBloom has at `bloom_equivalent_bits_per_key` (about 0.96 % at
-    /// 10), built as Ribbon in less space; the BlockedBloom fallback uses exactly that many bits per key.
-    ///
-    /// # Panics
-    /// If `bloom_equivalent_bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY),
-    /// as [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new), or BlockedBloom's rate there is below
-    /// [`MIN_FPR`](Self::MIN_FPR). Use [`try_new`](Self::try_new) for untrusted configuration.
-    #[must_use]
-    #[track_caller]
-    pub fn new(bloom_equivalent_bits_per_key: f64) -> Self {
-        configured(Self::try_new(bloom_equivalent_bits_per_key))
-    }
-
-    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
-    pub fn try_new(bloom_equivalent_bits_per_key: f64) -> Result<Self, UsageError> {
+    /// 10), built as Ribbon in less space; the BlockedBloom fallback uses exactly that many bits per key. Refused
+    /// ([`UsageError::InvalidSetting`]) unless it is a number from 1 to
+    /// [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY), as for [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new),
+    /// at which BlockedBloom's rate is at least [`MIN_FPR`](Self::MIN_FPR).
+    pub fn new(bloom_equivalent_bits_per_key: f64) -> Result<Self, UsageError> {
         const SETTING: &str = "RibbonPolicy bloom_equivalent_bits_per_key";
         let bits = check_bits_per_key(SETTING, bloom_equivalent_bits_per_key)?;
         let fpr = blocked_bloom_rate(bits);
@@ -79,21 +70,10 @@ impl RibbonPolicy {
         Ok(Self::with_rate(fpr, bits))
     }
 
-    /// A policy targeting false-positive rate `fpr`. Ribbon reaches any rate from [`MIN_FPR`](Self::MIN_FPR) to
-    /// 1/2 (a rate above 1/2 is built at 1/2, better than asked); the BlockedBloom fallback gets the bits per key
-    /// at which its own rate is `fpr` (at least 1).
-    ///
-    /// # Panics
-    /// If `fpr` is not from [`MIN_FPR`](Self::MIN_FPR) up to (not including) 1. Use
-    /// [`try_with_fpr`](Self::try_with_fpr) for untrusted configuration.
-    #[must_use]
-    #[track_caller]
-    pub fn with_fpr(fpr: f64) -> Self {
-        configured(Self::try_with_fpr(fpr))
-    }
-
-    /// Like [`with_fpr`](Self::with_fpr), but an error instead of a panic for a rate it refuses.
-    pub fn try_with_fpr(fpr: f64) -> Result<Self, UsageError> {
+    /// A policy targeting false-positive rate `fpr`, from [`MIN_FPR`](Self::MIN_FPR) up to (not including) 1, else
+    /// [`UsageError::InvalidSetting`]. Ribbon reaches any rate up to 1/2 (a rate above 1/2 is built at 1/2, better
+    /// than asked); the BlockedBloom fallback gets the bits per key at which its own rate is `fpr` (at least 1).
+    pub fn with_fpr(fpr: f64) -> Result<Self, UsageError> {
         const SETTING: &str = "RibbonPolicy fpr";
         let fpr = check_fpr(SETTING, fpr)?;
         if fpr < Self::MIN_FPR {
@@ -126,22 +106,11 @@ impl RibbonPolicy {
     }
 
     /// Sets the slot overhead (spare slots per key) instead of the measured default (about 1.5 % for large
-    /// tables). More overhead builds faster (fewer elimination steps and seed retries) in more space; less
-    /// saves space but retries seeds more often, and below the default the BlockedBloom fallback becomes
-    /// likely. The overhead changes only space and build time, never the rate.
-    ///
-    /// # Panics
-    /// If `overhead` is not from 0 to 1. Use [`try_with_slot_overhead`](Self::try_with_slot_overhead) for
-    /// untrusted configuration.
-    #[must_use]
-    #[track_caller]
-    pub fn with_slot_overhead(self, overhead: f64) -> Self {
-        configured(self.try_with_slot_overhead(overhead))
-    }
-
-    /// Like [`with_slot_overhead`](Self::with_slot_overhead), but an error instead of a panic for a value it
-    /// refuses.
-    pub fn try_with_slot_overhead(mut self, overhead: f64) -> Result<Self, UsageError> {
+    /// tables): a number from 0 to 1, else [`UsageError::InvalidSetting`]. More overhead builds faster (fewer
+    /// elimination steps and seed retries) in more space; less saves space but retries seeds more often, and below
+    /// the default the BlockedBloom fallback becomes likely. The overhead changes only space and build time, never
+    /// the rate.
+    pub fn with_slot_overhead(mut self, overhead: f64) -> Result<Self, UsageError> {
         if !(0.0..=1.0).contains(&overhead) {
             return Err(UsageError::setting(
                 "RibbonPolicy slot_overhead",
@@ -289,7 +258,7 @@ mod tests {
     #[test]
     fn rejects_useless_configuration() {
         for bad in [0.0, 0.99, -1.0, 100.5, 1e9, f64::NAN, f64::INFINITY] {
-            assert!(RibbonPolicy::try_new(bad).is_err(), "{bad}");
+            assert!(RibbonPolicy::new(bad).is_err(), "{bad}");
         }
         for bad in [
             0.0,
@@ -300,34 +269,42 @@ mod tests {
             1e-10,
             RibbonPolicy::MIN_FPR / 2.0,
         ] {
-            assert!(RibbonPolicy::try_with_fpr(bad).is_err(), "{bad}");
+            assert!(RibbonPolicy::with_fpr(bad).is_err(), "{bad}");
         }
-        assert!(RibbonPolicy::try_with_fpr(0.7).is_ok());
-        assert!(RibbonPolicy::try_with_fpr(RibbonPolicy::MIN_FPR).is_ok());
+        assert!(RibbonPolicy::with_fpr(0.7).is_ok());
+        assert!(RibbonPolicy::with_fpr(RibbonPolicy::MIN_FPR).is_ok());
         for bad in [-0.01, 1.01, f64::NAN, f64::INFINITY] {
             assert!(
-                RibbonPolicy::new(10.0).try_with_slot_overhead(bad).is_err(),
+                RibbonPolicy::new(10.0)
+                    .unwrap()
+                    .with_slot_overhead(bad)
+                    .is_err(),
                 "{bad}"
             );
         }
-        assert!(RibbonPolicy::new(10.0).try_with_slot_overhead(0.0).is_ok());
+        assert!(
+            RibbonPolicy::new(10.0)
+                .unwrap()
+                .with_slot_overhead(0.0)
+                .is_ok()
+        );
     }
 
     #[test]
     #[should_panic(expected = "bloom_equivalent_bits_per_key")]
     fn new_panics_on_bad_configuration() {
-        let _ = RibbonPolicy::new(0.5);
+        let _ = RibbonPolicy::new(0.5).unwrap();
     }
 
     #[test]
     #[should_panic(expected = "fpr")]
     fn with_fpr_panics_on_bad_configuration() {
-        let _ = RibbonPolicy::with_fpr(0.0);
+        let _ = RibbonPolicy::with_fpr(0.0).unwrap();
     }
 
     #[test]
     fn bloom_equivalent_rate_is_blocked_bloom_rate() {
-        let p = RibbonPolicy::new(10.0);
+        let p = RibbonPolicy::new(10.0).unwrap();
         let bloom = params_for(1_000_000, 10.0).expected_fpr(1_000_000);
         assert!(
             (p.fpr() / bloom - 1.0).abs() < 0.01,
@@ -336,24 +313,29 @@ mod tests {
         );
         assert_eq!(p.fallback_bits_per_key(), 10.0);
         // And the other way round: with_fpr finds the Bloom bits per key of a rate.
-        let q = RibbonPolicy::with_fpr(p.fpr());
+        let q = RibbonPolicy::with_fpr(p.fpr()).unwrap();
         assert!(
             (q.fallback_bits_per_key() - 10.0).abs() < 0.01,
             "{}",
             q.fallback_bits_per_key()
         );
-        assert_eq!(RibbonPolicy::with_fpr(0.9).fallback_bits_per_key(), 1.0);
+        assert_eq!(
+            RibbonPolicy::with_fpr(0.9).unwrap().fallback_bits_per_key(),
+            1.0
+        );
         // The smallest rate Ribbon reaches is one the fallback reaches too (within its cap); smaller ones are
         // refused rather than built at a rate above the promise.
-        let tiny = RibbonPolicy::with_fpr(RibbonPolicy::MIN_FPR).fallback_bits_per_key();
+        let tiny = RibbonPolicy::with_fpr(RibbonPolicy::MIN_FPR)
+            .unwrap()
+            .fallback_bits_per_key();
         assert!(tiny < MAX_FALLBACK_BITS_PER_KEY, "{tiny}");
         assert!(blocked_bloom_rate(tiny) <= RibbonPolicy::MIN_FPR * 1.001);
-        assert!(RibbonPolicy::try_with_fpr(1e-300).is_err());
+        assert!(RibbonPolicy::with_fpr(1e-300).is_err());
     }
 
     #[test]
     fn plans_ribbon_where_it_is_smaller_and_blocked_bloom_elsewhere() {
-        let p = RibbonPolicy::new(10.0);
+        let p = RibbonPolicy::new(10.0).unwrap();
         assert!(matches!(p.plan(0), FilterPlan::BlockedBloom(_)));
         assert!(matches!(p.plan(10), FilterPlan::BlockedBloom(_)));
         let FilterPlan::Ribbon { plan, .. } = p.plan(100_000) else {
@@ -371,26 +353,34 @@ mod tests {
     #[test]
     fn memory_cap_selects_blocked_bloom() {
         let n = 100_000;
-        let FilterPlan::Ribbon { plan, fallback } = RibbonPolicy::new(10.0).plan(n) else {
+        let FilterPlan::Ribbon { plan, fallback } = RibbonPolicy::new(10.0).unwrap().plan(n) else {
             panic!("Ribbon expected");
         };
-        let capped = RibbonPolicy::new(10.0).with_max_build_memory(plan.build_memory() - 1);
+        let capped = RibbonPolicy::new(10.0)
+            .unwrap()
+            .with_max_build_memory(plan.build_memory() - 1);
         assert_eq!(
             capped.plan(n),
             FilterPlan::BlockedBloom(params_for(n, 10.0))
         );
-        let exact = RibbonPolicy::new(10.0).with_max_build_memory(plan.build_memory());
+        let exact = RibbonPolicy::new(10.0)
+            .unwrap()
+            .with_max_build_memory(plan.build_memory());
         assert_eq!(exact.plan(n), FilterPlan::Ribbon { plan, fallback });
     }
 
     #[test]
     fn slot_overhead_is_configurable() {
         let n = 100_000;
-        let plan_with =
-            |overhead: f64| match RibbonPolicy::new(10.0).with_slot_overhead(overhead).plan(n) {
-                FilterPlan::Ribbon { plan, .. } => plan,
-                other => panic!("{other:?}"),
-            };
+        let plan_with = |overhead: f64| match RibbonPolicy::new(10.0)
+            .unwrap()
+            .with_slot_overhead(overhead)
+            .unwrap()
+            .plan(n)
+        {
+            FilterPlan::Ribbon { plan, .. } => plan,
+            other => panic!("{other:?}"),
+        };
         assert!((plan_with(0.05).slot_overhead() - 0.05).abs() < 1e-4);
         assert!(plan_with(0.0).slot_overhead().abs() < 1e-4);
     }

@@ -1,7 +1,7 @@
 //! [`StandardBloomPolicy`]: classic Bloom filters at a fixed number of bits per key, with the optimal probe count.
 
 use super::{MAX_WORDS, StandardBloomParams};
-use crate::error::{UsageError, configured};
+use crate::error::UsageError;
 use crate::policy::{FilterPlan, FilterPolicy, check_bits_per_key};
 use crate::sizing::rates::optimal_bloom_probes;
 
@@ -18,20 +18,10 @@ pub struct StandardBloomPolicy {
 }
 
 impl StandardBloomPolicy {
-    /// A policy spending `bits_per_key` bits per distinct key.
-    ///
-    /// # Panics
-    /// If `bits_per_key` is not a number from 1 to [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY), as
-    /// [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new); use [`try_new`](Self::try_new) to validate
-    /// untrusted configuration.
-    #[must_use]
-    #[track_caller]
-    pub fn new(bits_per_key: f64) -> Self {
-        configured(Self::try_new(bits_per_key))
-    }
-
-    /// Like [`new`](Self::new), but an error instead of a panic for a value it refuses.
-    pub fn try_new(bits_per_key: f64) -> Result<Self, UsageError> {
+    /// A policy spending `bits_per_key` bits per distinct key: a number from 1 to
+    /// [`MAX_BITS_PER_KEY`](crate::MAX_BITS_PER_KEY), else [`UsageError::InvalidSetting`], as
+    /// [`BlockedBloomPolicy::new`](crate::BlockedBloomPolicy::new).
+    pub fn new(bits_per_key: f64) -> Result<Self, UsageError> {
         let bits_per_key = check_bits_per_key("StandardBloomPolicy bits_per_key", bits_per_key)?;
         Ok(StandardBloomPolicy { bits_per_key })
     }
@@ -71,8 +61,8 @@ mod tests {
 
     #[test]
     fn rounds_to_whole_words_with_the_optimal_probe_count() {
-        assert!(StandardBloomPolicy::try_new(0.5).is_err());
-        assert!(StandardBloomPolicy::try_new(1e9).is_err());
+        assert!(StandardBloomPolicy::new(0.5).is_err());
+        assert!(StandardBloomPolicy::new(1e9).is_err());
         let p = params_for(1000, 10.0);
         // 1000 keys × 10 bits = 10,000 bits → 157 words of 64 (10,048 bits); k = round(10 · ln 2) = 7.
         assert_eq!((p.num_bits(), p.num_probes()), (10_048, 7));
@@ -84,7 +74,7 @@ mod tests {
             StandardBloomParams::MAX_PROBES
         );
         assert_eq!(params_for(usize::MAX, 64.0).num_words() as u64, MAX_WORDS);
-        let policy = StandardBloomPolicy::new(10.0);
+        let policy = StandardBloomPolicy::new(10.0).unwrap();
         assert_eq!(
             policy.estimated_block_len(1000),
             157 * 8 + crate::TRAILER_LEN
