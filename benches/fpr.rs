@@ -34,13 +34,9 @@ fn ribbon_row<const LOG2_INV_FPR: i32>(keys: &Keys, absent: &Keys) {
     let filter = OursRibbonAt::<LOG2_INV_FPR>::build(keys);
     let block = filter.block();
     let theory = match block.params() {
-        sstfilter::KindParams::Ribbon(p) => format!(
-            "{:.4} % (r = {}, {} of {} blocks with r + 1)",
-            block.expected_fpr() * 100.0,
-            p.lower_columns(),
-            p.num_blocks() - p.upper_start_block(),
-            p.num_blocks()
-        ),
+        p @ sstfilter::KindParams::Ribbon(_) => {
+            format!("{:.4} % ({p})", block.expected_fpr() * 100.0)
+        }
         _ => format!("{} (fallback)", block.kind()),
     };
     drop(filter);

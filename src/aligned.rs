@@ -42,7 +42,7 @@ pub struct AlignedBlock {
 
 impl AlignedBlock {
     /// The alignment of the first byte: one cache line on every mainstream CPU.
-    pub const ALIGN: usize = 64;
+    pub(crate) const ALIGN: usize = 64;
 
     /// A zeroed buffer of `len` bytes, to be filled through [`AsMut::as_mut`].
     #[must_use]

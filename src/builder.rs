@@ -392,8 +392,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     }
 
     /// Size in bytes of the block [`finish`](Self::finish) would produce now.
-    #[must_use]
-    pub fn estimated_block_len(&self) -> usize {
+    pub(crate) fn estimated_block_len(&self) -> usize {
         self.policy.estimated_block_len(self.len())
     }
 
@@ -408,7 +407,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     }
 
     /// Forgets every key added, keeping the configuration (policy, prefixes) and the memory, for the next table.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.keys.clear();
         if let Some(prefixes) = &mut self.prefixes {
             prefixes.hashes.clear();
@@ -427,27 +426,15 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         block
     }
 
-    /// The policy this builder sizes its filter with.
-    #[must_use]
-    pub fn policy(&self) -> &P {
-        &self.policy
-    }
-
     /// Builds the filter and returns the block's bytes: the payload followed by the trailer.
     #[must_use]
     pub fn finish(self) -> Vec<u8> {
         let mut block = Vec::with_capacity(self.estimated_block_len());
-        self.finish_into(&mut block);
+        self.finish_block(&mut block);
         block
     }
 
-    /// Like [`finish`](Self::finish), but appends the block to `out` (for a table builder that assembles its
-    /// file in one buffer). The block's checksum covers only the appended bytes.
-    pub fn finish_into(self, out: &mut Vec<u8>) {
-        self.finish_block(out);
-    }
-
-    /// [`finish_into`](Self::finish_into), returning what a partition index records of the block: its key count
+    /// Appends the block of the keys added so far to `out`, returning what a partition index records of the block: its key count
     /// and the CRC32 in its trailer.
     pub(crate) fn finish_block(&self, out: &mut Vec<u8>) -> (u64, u32) {
         let len = self.len();
@@ -559,16 +546,5 @@ mod tests {
             assert_eq!(filter.num_keys(), keys.len() as u64);
             assert!(keys.iter().all(|k| filter.may_contain(k)));
         }
-    }
-
-    #[test]
-    fn finish_into_appends_a_self_contained_block() {
-        let mut b = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
-        b.add_key(b"k");
-        let alone = b.clone().finish();
-        let mut out = b"header".to_vec();
-        b.finish_into(&mut out);
-        assert_eq!(&out[..6], b"header");
-        assert_eq!(&out[6..], &alone[..]);
     }
 }

@@ -7,6 +7,9 @@
 //! their kinds (`kind/<kind>/policy.rs`: probe tables, Ribbon's shards, slots and columns, when Ribbon falls back
 //! to BlockedBloom); this module holds what they share.
 
+#[cfg(test)]
+mod choices;
+
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -24,8 +27,8 @@ pub enum FilterPlan {
     /// Build a BlockedBloom filter with these parameters.
     BlockedBloom(BlockedBloomParams),
     /// Build a Ribbon filter as planned, or, if construction fails (a shard no seed solves), the BlockedBloom
-    /// `fallback`. The block then has the fallback's size and rate, not the ones
-    /// [`payload_len`](Self::payload_len) and [`expected_fpr`](Self::expected_fpr) give for the plan.
+    /// `fallback`. The block then has the fallback's size and rate, not the plan's (which
+    /// [`FilterPolicy::estimated_block_len`] and [`FilterPolicy::estimated_fpr`] report).
     Ribbon {
         /// What to build.
         plan: RibbonPlan,
@@ -39,7 +42,7 @@ pub enum FilterPlan {
 impl FilterPlan {
     /// Payload bytes the plan will produce.
     #[must_use]
-    pub const fn payload_len(&self) -> usize {
+    pub(crate) const fn payload_len(&self) -> usize {
         match self {
             FilterPlan::BlockedBloom(p) => p.payload_len(),
             FilterPlan::Ribbon { plan, .. } => plan.payload_len(),
@@ -49,7 +52,7 @@ impl FilterPlan {
 
     /// The theoretical false-positive rate of the planned filter holding `num_keys` keys.
     #[must_use]
-    pub fn expected_fpr(&self, num_keys: usize) -> f64 {
+    pub(crate) fn expected_fpr(&self, num_keys: usize) -> f64 {
         match self {
             FilterPlan::BlockedBloom(p) => p.expected_fpr(num_keys as u64),
             FilterPlan::Ribbon { plan, .. } => plan.expected_fpr(),

@@ -35,11 +35,6 @@ pub trait PrefixExtractor: Send + Sync {
     fn prefix<'k>(&self, key: &'k [u8]) -> Option<&'k [u8]> {
         key.get(..self.prefix_len(key)?)
     }
-
-    /// Whether a prefix of `key` is stored.
-    fn in_domain(&self, key: &[u8]) -> bool {
-        self.prefix_len(key).is_some()
-    }
 }
 
 impl<E: PrefixExtractor + ?Sized> PrefixExtractor for &E {
@@ -264,7 +259,7 @@ mod tests {
         let fixed = FixedPrefix::new(4);
         assert_eq!(fixed.prefix(b"usr:1"), Some(&b"usr:"[..]));
         assert_eq!(fixed.prefix(b"usr"), None);
-        assert!(!fixed.in_domain(b""));
+        assert!(fixed.prefix_len(b"").is_none());
         let delimited = DelimitedPrefix::new(b'/');
         assert_eq!(delimited.prefix(b"a/b/c"), Some(&b"a/"[..]));
         assert_eq!(delimited.prefix(b"abc"), None);

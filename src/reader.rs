@@ -364,7 +364,7 @@ impl<B: AsRef<[u8]>> FilterBlock<B> {
         self.params.expected_fpr(self.trailer.num_keys)
     }
 
-    /// The format version the block was written with.
+    /// The format version the block was written with: 2 when it carries a prefix section, else 1 (FORMAT.md 2).
     #[must_use]
     pub fn format_version(&self) -> u8 {
         self.trailer.version

@@ -31,7 +31,7 @@ impl FilterKind {
 
     /// The kind a tag byte stands for, or `None` for a reserved or unknown tag.
     #[must_use]
-    pub const fn from_tag(tag: u8) -> Option<Self> {
+    pub(crate) const fn from_tag(tag: u8) -> Option<Self> {
         match tag {
             1 => Some(FilterKind::BlockedBloom),
             2 => Some(FilterKind::Ribbon),

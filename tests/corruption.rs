@@ -300,11 +300,10 @@ fn ribbon_arbitrary_directories_never_panic() {
         1,
         RibbonPolicy::new(10.0).unwrap(),
     );
-    let params = match *FilterBlock::open(&block[..]).unwrap().params() {
-        KindParams::Ribbon(p) => p,
-        _ => unreachable!(),
+    let spec::Kind::Ribbon { shards, .. } = spec::open(&block).unwrap().kind else {
+        unreachable!("9000 keys at 10 bits/key are written as Ribbon")
     };
-    let directory = 5 * params.num_shards() as usize + 4;
+    let directory = 5 * shards as usize + 4;
     let directory_start = block.len() - sstfilter::TRAILER_LEN - directory;
     let mut tally = Tally::default();
     for at in directory_start..directory_start + directory {

@@ -176,7 +176,7 @@ fn measured_fpr(bits_per_key: f64) -> Measured {
     let absent = ((50_000.0 / theory) as usize).clamp(4_000_000, 64_000_000);
     let false_positives = false_positives(absent, 2, |k| filter.may_contain(k));
     let (given_blocks_distinct, given_blocks_replacement) =
-        rates_given_the_blocks(&block[..params.payload_len()], k);
+        rates_given_the_blocks(&block[..64 * params.num_blocks() as usize], k);
     let model = FilterModel::BlockedBloom
         .fpr_with_probes(filter.bits_per_key(), k as u32)
         .unwrap();
@@ -306,7 +306,7 @@ fn check_standard_bloom_block(what: &str, policy: impl FilterPolicy, max_trials:
     };
     let (m, k, n) = (params.num_bits(), params.num_probes(), filter.num_keys());
     // The block's own rate, from its fill: a query tests `k` bits, each set with probability `X/m`.
-    let payload = &block[..params.payload_len()];
+    let payload = &block[..8 * params.num_words()];
     let set: u64 = payload.iter().map(|b| u64::from(b.count_ones())).sum();
     let given_fill = (set as f64 / m as f64).powi(k as i32);
     let formula = filter.expected_fpr();

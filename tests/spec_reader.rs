@@ -181,10 +181,14 @@ fn ribbon_every_column_count_and_layout_agrees_with_the_spec() {
                 let what = format!("Ribbon r {r} ({shape}), {n} keys");
                 let filter = FilterBlock::open(&block[..]).unwrap();
                 // A small key set may get the BlockedBloom fallback; a thousand keys are always Ribbon.
-                if let sstfilter::KindParams::Ribbon(params) = *filter.params() {
-                    let upper = params.upper_start_block() < params.num_blocks();
-                    let lower = params.upper_start_block() > 0;
-                    layouts.insert((params.lower_columns(), lower, upper));
+                if let spec::Kind::Ribbon {
+                    r,
+                    blocks,
+                    upper_start,
+                    ..
+                } = spec::open(&block).unwrap().kind
+                {
+                    layouts.insert((r, upper_start > 0, upper_start < blocks));
                 } else {
                     assert!(n < 1000, "{what}: {:?}", filter.kind());
                 }

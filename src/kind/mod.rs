@@ -192,6 +192,54 @@ pub enum KindParams {
     Range(RangeParams),
 }
 
+/// What the parameters say, in words (the CLI's `inspect` prints it).
+impl std::fmt::Display for KindParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KindParams::BlockedBloom(p) => write!(
+                f,
+                "{} blocks of 64 bytes, {} probes per key",
+                p.num_blocks(),
+                p.num_probes()
+            ),
+            KindParams::Ribbon(p) => write!(
+                f,
+                "{} shards, {} blocks of 64 slots with {} result bits per slot ({} bits from block {})",
+                p.num_shards(),
+                p.num_blocks(),
+                p.lower_columns(),
+                p.lower_columns() + 1,
+                p.upper_start_block()
+            ),
+            KindParams::StandardBloom(p) => {
+                write!(
+                    f,
+                    "{} bits, {} probes per key",
+                    p.num_bits(),
+                    p.num_probes()
+                )
+            }
+            KindParams::Range(p) => {
+                write!(
+                    f,
+                    "range filter sized for ranges of 2^{} projected values: universe {} (runs of 2^{}), {} low \
+                     bits per code, {} projected positions after a {}-byte common prefix, ",
+                    p.range_log2(),
+                    p.universe(),
+                    p.run_log2(),
+                    p.lower_bits(),
+                    p.positions(),
+                    p.prefix_len(),
+                )?;
+                match p.longest_key() {
+                    Some(k) => write!(f, "keys at most {k} bytes after it"),
+                    None => f.write_str("keys longer than the projected positions"),
+                }
+            }
+        }
+    }
+}
+
 impl KindParams {
     /// The kind these parameters belong to.
     #[must_use]
@@ -204,20 +252,9 @@ impl KindParams {
         }
     }
 
-    /// Length of the payload these parameters describe, in bytes.
-    #[must_use]
-    pub const fn payload_len(&self) -> usize {
-        match self {
-            KindParams::BlockedBloom(p) => p.payload_len(),
-            KindParams::Ribbon(p) => p.payload_len(),
-            KindParams::StandardBloom(p) => p.payload_len(),
-            KindParams::Range(p) => p.payload_len(),
-        }
-    }
-
     /// The theoretical false-positive rate of this filter holding `num_keys` keys.
     #[must_use]
-    pub fn expected_fpr(&self, num_keys: u64) -> f64 {
+    pub(crate) fn expected_fpr(&self, num_keys: u64) -> f64 {
         match self {
             KindParams::BlockedBloom(p) => p.expected_fpr(num_keys),
             KindParams::Ribbon(p) => p.expected_fpr(),

@@ -174,12 +174,6 @@ impl<P: FilterPolicy + Clone> PartitionedFilterBuilder<P> {
         self.at_data_block_end = true;
     }
 
-    /// Partitions finished so far (the one being filled not included).
-    #[must_use]
-    pub fn num_partitions(&self) -> usize {
-        self.blocks.len()
-    }
-
     /// Distinct keys a partition holds before it may end: the most for which the policy's block fits in the
     /// partition bytes, and at least one.
     fn target_keys(&mut self) -> usize {

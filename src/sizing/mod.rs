@@ -55,18 +55,19 @@ pub struct Sizing {
     pub fpr: f64,
 }
 
-impl FilterModel {
-    /// A short human-readable name.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
+/// A short human-readable name.
+impl std::fmt::Display for FilterModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
             FilterModel::StandardBloom => "standard Bloom",
             FilterModel::BlockedBloom => "BlockedBloom (512-bit blocks)",
             FilterModel::Ribbon => "Ribbon",
             FilterModel::Bound => "information-theoretic bound",
-        }
+        })
     }
+}
 
+impl FilterModel {
     /// The fewest bits per key the model builds a filter with; fewer means no filter (rate 1).
     #[must_use]
     pub fn min_bits_per_key(self) -> f64 {

@@ -59,12 +59,6 @@ impl<'k> KeyProbe<'k> {
     pub fn key(&self) -> &'k [u8] {
         self.key
     }
-
-    /// Its hash.
-    #[must_use]
-    pub fn hash(&self) -> KeyHash {
-        self.hash
-    }
 }
 
 /// A [`PartitionLoader`] for tables without partitioned filters: every load fails, so a partition could only

@@ -142,18 +142,14 @@ fn sizing_report(
     ]]);
     for (model, size) in MODELS.iter().zip(sizes) {
         let Some(s) = size else {
-            table.row(vec![model.name().to_owned(), "unreachable".to_owned()]);
-            notes.push(format!(
-                "{}: unreachable: {}",
-                model.name(),
-                unreachable(*model)
-            ));
+            table.row(vec![model.to_string(), "unreachable".to_owned()]);
+            notes.push(format!("{}: unreachable: {}", model, unreachable(*model)));
             continue;
         };
         let no_filter = no_filter(*model, s);
         let probes = s.probes.filter(|_| no_filter.is_none());
         table.row(vec![
-            model.name().to_owned(),
+            model.to_string(),
             thousands(s.bits),
             bytes(s.bits.div_ceil(8)),
             format!("{:.2}", s.bits_per_key),
@@ -162,7 +158,7 @@ fn sizing_report(
             over_bound(s),
         ]);
         if let Some(why) = no_filter {
-            notes.push(format!("{}: no filter: {why}", model.name()));
+            notes.push(format!("{}: no filter: {why}", model));
         }
     }
     write!(out, "{}", table.render())?;
@@ -278,7 +274,7 @@ fn levels_report(
                 percent(m),
             ]);
         }
-        writeln!(out, "{}:", model.name())?;
+        writeln!(out, "{}:", model)?;
         write!(out, "{}", table.render())?;
         writeln!(
             out,
@@ -308,7 +304,7 @@ fn levels_report(
                     out,
                     "the budget is too small for any {} filter: the smallest, on the smallest level, takes {}; \
                      every level reads a data block for every lookup",
-                    model.name(),
+                    model,
                     bytes((smallest / 8.0).ceil() as u64)
                 )?;
             } else if at_floor {
@@ -316,7 +312,7 @@ fn levels_report(
                     out,
                     "the budget exceeds what {} filters can use: {spent} reach the kind's floor (its rate stops \
                      falling, or {MAX_LEVEL_BITS_PER_KEY} bits/key); the other {unused} are unused",
-                    model.name(),
+                    model,
                 )?;
             } else {
                 let start = model.min_bits_per_key();
@@ -455,7 +451,7 @@ fn chart(marks: &[Vec<(f64, f64)>], label: &str) -> Vec<Series> {
     let mut series = Vec::new();
     for (color, (model, marks)) in MODELS.iter().zip(marks).enumerate() {
         series.push(Series {
-            name: model.name().to_owned(),
+            name: model.to_string(),
             color,
             style: Style::Line {
                 dashed: *model == FilterModel::Bound,
@@ -469,7 +465,7 @@ fn chart(marks: &[Vec<(f64, f64)>], label: &str) -> Vec<Series> {
         });
         if !marks.is_empty() {
             series.push(Series {
-                name: format!("{} ({label})", model.name()),
+                name: format!("{} ({label})", model),
                 color,
                 style: Style::Markers { radius: 5.0 },
                 points: marks.clone(),

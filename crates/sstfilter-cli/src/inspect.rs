@@ -738,7 +738,7 @@ fn explain<B: AsRef<[u8]>>(out: &mut dyn Write, filter: &FilterBlock<B>) -> io::
         filter.kind(),
         filter.kind().tag()
     )?;
-    writeln!(out, "  parameters       {}", describe(filter.params()))?;
+    writeln!(out, "  parameters       {}", filter.params())?;
     writeln!(out, "  keys             {}", thousands(filter.num_keys()))?;
     match (filter.prefix_extractor_name(), filter.holds_whole_keys()) {
         (None, _) => writeln!(out, "  prefixes         none (whole keys only)")?,
@@ -787,45 +787,6 @@ fn explain<B: AsRef<[u8]>>(out: &mut dyn Write, filter: &FilterBlock<B>) -> io::
         )?;
     }
     Ok(())
-}
-
-/// A kind's parameters in words. A kind without its own line here is shown with its `Debug` form.
-fn describe(params: &KindParams) -> String {
-    match params {
-        KindParams::BlockedBloom(p) => format!(
-            "{} blocks of 64 bytes, {} probes per key",
-            thousands(u64::from(p.num_blocks())),
-            p.num_probes()
-        ),
-        KindParams::Ribbon(p) => format!(
-            "{} shards, {} blocks of 64 slots with {} result bits per slot ({} bits from block {})",
-            thousands(u64::from(p.num_shards())),
-            thousands(u64::from(p.num_blocks())),
-            p.lower_columns(),
-            p.lower_columns() + 1,
-            thousands(u64::from(p.upper_start_block()))
-        ),
-        KindParams::StandardBloom(p) => format!(
-            "{} bits, {} probes per key",
-            thousands(p.num_bits()),
-            p.num_probes()
-        ),
-        KindParams::Range(p) => format!(
-            "range filter sized for ranges of 2^{} projected values: universe {} (runs of 2^{}), {} low bits per \
-             code, {} projected positions after a {}-byte common prefix, {}",
-            p.range_log2(),
-            thousands(p.universe()),
-            p.run_log2(),
-            p.lower_bits(),
-            p.positions(),
-            p.prefix_len(),
-            match p.longest_key() {
-                Some(k) => format!("keys at most {k} bytes after it"),
-                None => "keys longer than the projected positions".to_owned(),
-            }
-        ),
-        other => format!("{other:?}"),
-    }
 }
 
 #[cfg(test)]

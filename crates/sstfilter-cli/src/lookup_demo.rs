@@ -482,7 +482,7 @@ fn chart_series(rows: &[Row], args: &DemoArgs) -> CliResult<Vec<Series>> {
         .enumerate()
     {
         series.push(Series {
-            name: model.name().to_owned(),
+            name: model.to_string(),
             color: CONFIGS.len() + i,
             style: Style::Line { dashed: true },
             points: (1..=(max_bits * 4.0) as u32)

@@ -38,7 +38,7 @@ pub(crate) fn bloom_cardinality(bits: u64, set_bits: u64, probes: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sstfilter::StandardBloomParams;
+    use sstfilter::sizing::FilterModel;
 
     #[test]
     fn bloom_sizing_matches_the_textbook() {
@@ -53,9 +53,9 @@ mod tests {
         let (m, k, n) = (1_000_000u64, 7u32, 100_000.0f64);
         let set = (m as f64 * (1.0 - (-f64::from(k) * n / m as f64).exp())).round() as u64;
         assert!((bloom_cardinality(m, set, k) / n - 1.0).abs() < 1e-4);
-        let standard = StandardBloomParams::new(m, k)
-            .unwrap()
-            .expected_fpr(n as u64);
+        let standard = FilterModel::StandardBloom
+            .fpr_with_probes(m as f64 / n, k)
+            .unwrap();
         assert!((bloom_fill_fpr(m, set, k) / standard - 1.0).abs() < 1e-4);
         assert_eq!(bloom_cardinality(m, 0, k), 0.0);
         assert_eq!(bloom_cardinality(m, m, k), f64::INFINITY);

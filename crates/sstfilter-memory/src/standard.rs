@@ -261,7 +261,7 @@ impl BloomFilter {
     /// [`expected_fpr`](Self::expected_fpr) up to that rounding.
     #[must_use]
     pub fn to_block(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.params.payload_len() + TRAILER_LEN);
+        let mut out = Vec::with_capacity(8 * self.params.num_words() + TRAILER_LEN);
         self.write_block(&mut out);
         out
     }
@@ -290,7 +290,7 @@ impl BloomFilter {
             });
         };
         // Every block's payload starts at its first byte (FORMAT.md, section 1), and `open` checked its length.
-        let payload = bytes.get(..params.payload_len()).unwrap_or_default();
+        let payload = bytes.get(..8 * params.num_words()).unwrap_or_default();
         let (words, _) = payload.as_chunks::<8>();
         let words = words.iter().map(|word| u64::from_le_bytes(*word)).collect();
         Ok(Self::from_words(params, words))

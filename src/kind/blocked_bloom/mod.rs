@@ -117,14 +117,14 @@ impl BlockedBloomParams {
 
     /// Length of the payload in bytes.
     #[must_use]
-    pub const fn payload_len(&self) -> usize {
+    pub(crate) const fn payload_len(&self) -> usize {
         self.num_blocks as usize * BLOCK_BYTES
     }
 
     /// The theoretical false-positive rate with `num_keys` keys: the blocked-Bloom rate for 512-bit blocks
     /// (the cache-local rate RocksDB documents: 0.957 % at 10 bits/key and 6 probes); 0 for an empty filter.
     #[must_use]
-    pub fn expected_fpr(&self, num_keys: u64) -> f64 {
+    pub(crate) fn expected_fpr(&self, num_keys: u64) -> f64 {
         if num_keys == 0 {
             return 0.0;
         }

@@ -77,38 +77,38 @@ impl RibbonParams {
 
     /// Result bits per slot in the lower blocks, `r`; upper blocks have `r + 1`.
     #[must_use]
-    pub const fn lower_columns(&self) -> u32 {
+    pub(crate) const fn lower_columns(&self) -> u32 {
         self.shape.lower_columns
     }
 
     /// The first block with `r + 1` result bits per slot (`num_blocks` if there is none).
     #[must_use]
-    pub const fn upper_start_block(&self) -> u32 {
+    pub(crate) const fn upper_start_block(&self) -> u32 {
         self.shape.upper_start_block
     }
 
     /// Number of 64-slot blocks of the solution.
     #[must_use]
-    pub const fn num_blocks(&self) -> u32 {
+    pub(crate) const fn num_blocks(&self) -> u32 {
         self.shape.num_blocks
     }
 
     /// Number of independently solved shards.
     #[must_use]
-    pub const fn num_shards(&self) -> u32 {
+    pub(crate) const fn num_shards(&self) -> u32 {
         self.num_shards
     }
 
     /// Length of the payload in bytes: the solution and the shard directory.
     #[must_use]
-    pub const fn payload_len(&self) -> usize {
+    pub(crate) const fn payload_len(&self) -> usize {
         self.solution_len + directory::len(self.num_shards as u64) as usize
     }
 
     /// The theoretical false-positive rate: `2^-r` for a query that starts in a lower block, `2^-(r + 1)` in an
     /// upper one, weighted by their share of the blocks. It does not depend on the key count.
     #[must_use]
-    pub fn expected_fpr(&self) -> f64 {
+    pub(crate) fn expected_fpr(&self) -> f64 {
         self.shape.false_positive_rate()
     }
 

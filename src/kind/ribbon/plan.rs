@@ -70,49 +70,53 @@ impl RibbonPlan {
 
     /// Number of keys the plan is for.
     #[must_use]
-    pub fn num_keys(&self) -> u64 {
+    pub(crate) fn num_keys(&self) -> u64 {
         self.num_keys
     }
 
     /// Result bits per slot in the lower blocks, `r`; upper blocks have `r + 1`.
+    #[cfg(test)]
     #[must_use]
-    pub fn lower_columns(&self) -> u32 {
+    pub(crate) fn lower_columns(&self) -> u32 {
         self.shape.lower_columns
     }
 
     /// The first block with `r + 1` result bits per slot.
+    #[cfg(test)]
     #[must_use]
-    pub fn upper_start_block(&self) -> u32 {
+    pub(crate) fn upper_start_block(&self) -> u32 {
         self.shape.upper_start_block
     }
 
     /// Number of 64-slot blocks of the solution.
+    #[cfg(test)]
     #[must_use]
-    pub fn num_blocks(&self) -> u32 {
+    pub(crate) fn num_blocks(&self) -> u32 {
         self.shape.num_blocks
     }
 
     /// Number of independent shards.
     #[must_use]
-    pub fn num_shards(&self) -> u32 {
+    pub(crate) fn num_shards(&self) -> u32 {
         self.num_shards
     }
 
     /// Slots over all shards (the last block may be partly unused).
     #[must_use]
-    pub fn total_slots(&self) -> u32 {
+    pub(crate) fn total_slots(&self) -> u32 {
         self.total_slots
     }
 
     /// Slots per key minus one.
+    #[cfg(test)]
     #[must_use]
-    pub fn slot_overhead(&self) -> f64 {
+    pub(crate) fn slot_overhead(&self) -> f64 {
         f64::from(self.total_slots) / self.num_keys as f64 - 1.0
     }
 
     /// Length of the payload a successful construction writes, in bytes.
     #[must_use]
-    pub const fn payload_len(&self) -> usize {
+    pub(crate) const fn payload_len(&self) -> usize {
         let len = self.shape.len_bytes() + directory::len(self.num_shards as u64);
         if len > usize::MAX as u64 {
             usize::MAX
@@ -124,7 +128,7 @@ impl RibbonPlan {
     /// The theoretical false-positive rate: `2^-r` for a query starting in a lower block, `2^-(r+1)` in an
     /// upper one, weighted by their share of the slots.
     #[must_use]
-    pub fn expected_fpr(&self) -> f64 {
+    pub(crate) fn expected_fpr(&self) -> f64 {
         self.shape.false_positive_rate()
     }
 

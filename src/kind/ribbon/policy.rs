@@ -127,12 +127,6 @@ impl RibbonPolicy {
     pub const fn fpr(&self) -> f64 {
         self.fpr
     }
-
-    /// Bits per key of the BlockedBloom fallback.
-    #[must_use]
-    pub const fn fallback_bits_per_key(&self) -> f64 {
-        self.fallback_bits_per_key
-    }
 }
 
 impl FilterPolicy for RibbonPolicy {
@@ -311,23 +305,23 @@ mod tests {
             "{} vs {bloom}",
             p.fpr()
         );
-        assert_eq!(p.fallback_bits_per_key(), 10.0);
+        assert_eq!(p.fallback_bits_per_key, 10.0);
         // And the other way round: with_fpr finds the Bloom bits per key of a rate.
         let q = RibbonPolicy::with_fpr(p.fpr()).unwrap();
         assert!(
-            (q.fallback_bits_per_key() - 10.0).abs() < 0.01,
+            (q.fallback_bits_per_key - 10.0).abs() < 0.01,
             "{}",
-            q.fallback_bits_per_key()
+            q.fallback_bits_per_key
         );
         assert_eq!(
-            RibbonPolicy::with_fpr(0.9).unwrap().fallback_bits_per_key(),
+            RibbonPolicy::with_fpr(0.9).unwrap().fallback_bits_per_key,
             1.0
         );
         // The smallest rate Ribbon reaches is one the fallback reaches too (within its cap); smaller ones are
         // refused rather than built at a rate above the promise.
         let tiny = RibbonPolicy::with_fpr(RibbonPolicy::MIN_FPR)
             .unwrap()
-            .fallback_bits_per_key();
+            .fallback_bits_per_key;
         assert!(tiny < MAX_FALLBACK_BITS_PER_KEY, "{tiny}");
         assert!(blocked_bloom_rate(tiny) <= RibbonPolicy::MIN_FPR * 1.001);
         assert!(RibbonPolicy::with_fpr(1e-300).is_err());

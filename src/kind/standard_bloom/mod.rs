@@ -138,13 +138,13 @@ impl StandardBloomParams {
 
     /// Length of the payload in bytes: the whole words, `8 · ceil(m / 64)`.
     #[must_use]
-    pub const fn payload_len(&self) -> usize {
+    pub(crate) const fn payload_len(&self) -> usize {
         self.num_words() * 8
     }
 
     /// The theoretical false-positive rate with `num_keys` keys: `(1 - e^(-kn/m))^k`; 0 for an empty filter.
     #[must_use]
-    pub fn expected_fpr(&self, num_keys: u64) -> f64 {
+    pub(crate) fn expected_fpr(&self, num_keys: u64) -> f64 {
         standard_bloom_fpr(self.num_bits as f64, num_keys as f64, self.num_probes())
     }
 
