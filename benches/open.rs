@@ -87,7 +87,7 @@ fn partitioned(c: &mut Criterion) {
         builder.add_key(&key(i)).unwrap();
     }
     let partitions = builder.finish();
-    let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+    let offsets: Vec<u64> = (0..partitions.blocks().len() as u64).collect();
     let index = PartitionedFilter::open(partitions.index(&offsets).unwrap()).unwrap();
     let verified = Verified(
         index

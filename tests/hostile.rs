@@ -441,7 +441,7 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
         builder.add_key(format!("key-{i:05}").as_bytes()).unwrap();
     }
     let partitions = builder.finish();
-    let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+    let offsets: Vec<u64> = (0..partitions.blocks().len() as u64).collect();
     let index = partitions.index(&offsets).unwrap();
     // Measured again when it counted allocations, up to three times, as in `open_without_allocating` (this read
     // is as deterministic; the harness's reporting thread is not).
@@ -468,7 +468,7 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
             block.len()
         );
     };
-    assert_eq!(open(&index), Ok(partitions.len()));
+    assert_eq!(open(&index), Ok(partitions.blocks().len()));
     // The search heads are the one allocation a partition index makes, when asked: 8 bytes a partition and a slot
     // table of 4 to 8 (plus the separators' shared prefix, and the ranks' tables where they pay), within the
     // block's size. Measured three
@@ -486,9 +486,9 @@ fn hostile_partition_indexes_are_rejected_without_allocating() {
         .min()
         .unwrap();
     assert!(
-        (8 * partitions.len()..=index.len()).contains(&allocated),
+        (8 * partitions.blocks().len()..=index.len()).contains(&allocated),
         "{allocated} bytes for {} partitions in a {}-byte index",
-        partitions.len(),
+        partitions.blocks().len(),
         index.len()
     );
     assert_eq!(

@@ -265,18 +265,6 @@ impl Partitions {
         &self.blocks
     }
 
-    /// Number of partitions.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// Whether there are none (no key was added).
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
     /// Keys in all partitions, as their trailers count them.
     #[must_use]
     pub fn num_keys(&self) -> u64 {

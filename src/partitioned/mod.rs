@@ -189,15 +189,6 @@ impl<B: AsRef<[u8]>> VerifiedPartition<B> {
         &self.filter
     }
 
-    /// The same verified partition over borrowed bytes (for a loader whose cache owns them).
-    #[must_use]
-    pub fn borrowed(&self) -> VerifiedPartition<&[u8]> {
-        VerifiedPartition {
-            filter: self.filter.borrowed(),
-            stamp: self.stamp,
-        }
-    }
-
     /// The partition's bytes.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {

@@ -201,7 +201,7 @@ impl TableFilterBuilder {
         }
         if let Some(PointBlocks::Partitioned(partitions)) = &point {
             // The index's offsets are the store's to give; check now that the separators fit its format.
-            partitions.index(&vec![0; partitions.len()])?;
+            partitions.index(&vec![0; partitions.blocks().len()])?;
         }
         Ok(TableFilterBlocks {
             point,

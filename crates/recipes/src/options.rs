@@ -109,7 +109,7 @@ impl Partitioning {
         // A table ends its last data block after its last key.
         builder.end_data_block();
         let partitions = builder.finish();
-        let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+        let offsets: Vec<u64> = (0..partitions.blocks().len() as u64).collect();
         let index = partitions
             .index(&offsets)
             .expect("one offset per partition");
