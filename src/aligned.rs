@@ -23,7 +23,7 @@ use core::fmt;
 ///
 /// let mut cached = AlignedBlock::zeroed(bytes.len());
 /// cached.as_mut().copy_from_slice(&bytes); // e.g. `file.read_exact_at(cached.as_mut(), offset)`
-/// assert_eq!(cached.as_ref().as_ptr() as usize % AlignedBlock::ALIGN, 0);
+/// assert_eq!(cached.as_ptr() as usize % 64, 0);
 /// let filter = FilterBlock::open(cached)?;
 /// assert!(filter.may_contain(b"apple"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -71,17 +71,20 @@ impl AlignedBlock {
     pub fn truncate(&mut self, len: usize) {
         self.buf.truncate(self.start.saturating_add(len));
     }
+}
 
-    /// Length of the block in bytes.
-    #[must_use]
-    pub const fn len(&self) -> usize {
-        self.buf.len().saturating_sub(self.start)
+/// The block's bytes, as a slice (its length, its bytes, a read into it).
+impl core::ops::Deref for AlignedBlock {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_ref()
     }
+}
 
-    /// Whether the block is empty.
-    #[must_use]
-    pub const fn is_empty(&self) -> bool {
-        self.len() == 0
+impl core::ops::DerefMut for AlignedBlock {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.as_mut()
     }
 }
 

@@ -94,7 +94,7 @@ pub trait PartitionLoader {
     ///     builder.add_key(format!("usr:{i:08}").as_bytes())?;
     /// }
     /// let partitions = builder.finish();
-    /// let offsets: Vec<u64> = (0..partitions.len() as u64).collect();
+    /// let offsets: Vec<u64> = (0..partitions.blocks().len() as u64).collect();
     /// let filter = PartitionedFilter::open(partitions.index(&offsets)?)?;
     /// let mut cache = Cached(HashMap::new());
     /// for (p, bytes) in filter.partitions().zip(partitions.blocks()) {
