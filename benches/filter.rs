@@ -2,7 +2,8 @@
 //!
 //! Every figure is nanoseconds per key *including hashing*, at 10 bits/key, for n = 10^6 (the filter fits in
 //! L2/L3) and n = 10^7 (it does not fit in L2 and mostly not in the TLB). Queries run over 10^6 keys per
-//! iteration, hits (keys that were added) and misses (keys of the same shape that were not) separately.
+//! iteration, hits (keys that were added) and misses (keys of the same shape that were not) separately. And
+//! 10,000 small filters of 47 keys from one reused builder (`build/47 keys x 10000, one builder`).
 //!
 //! `cargo bench -p sstfilter --bench filter` (all), or e.g. `cargo bench -p sstfilter --bench filter -- query/1M` for a subset. Set
 //! `SSTFILTER_BENCH_SIZES=1M` to skip the 10^7 runs.
@@ -16,7 +17,7 @@ use common::{BinaryFuse8, BinaryFuse16, Fastbloom, Filter, Keys, LevelDb, Ours, 
 use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
 };
-use sstfilter::FilterBlock;
+use sstfilter::{BlockedBloomPolicy, FilterBlock, FilterBlockBuilder};
 
 /// Keys queried per iteration.
 const QUERIES: usize = 1_000_000;
@@ -122,5 +123,32 @@ fn query(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, build, query);
+/// Many small filters from one reused builder, as a table builder that writes a filter per 2 KiB of data (LevelDB's
+/// layout) or per partition does: 10,000 filters of 47 keys, each taken with `finish_and_reset`, so the builder's
+/// memory is kept from one filter to the next.
+fn build_small(c: &mut Criterion) {
+    let keys = Keys::present(470_000);
+    let slices = keys.slices(keys.len());
+    let mut group = c.benchmark_group("build/47 keys x 10000, one builder");
+    group.throughput(Throughput::Elements(slices.len() as u64));
+    group.sample_size(20);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(4));
+    let mut builder = FilterBlockBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
+    group.bench_function("sstfilter BlockedBloom", |b| {
+        b.iter(|| {
+            let mut bytes = 0;
+            for filter in slices.chunks(47) {
+                for key in filter {
+                    builder.add_key(black_box(key));
+                }
+                bytes += builder.finish_and_reset().len();
+            }
+            bytes
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, build, build_small, query);
 criterion_main!(benches);

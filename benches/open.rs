@@ -81,43 +81,66 @@ impl PartitionLoader for Bytes {
 }
 
 fn partitioned(c: &mut Criterion) {
-    let n = 1_000_000u64;
-    let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
-    for i in 0..n {
-        builder.add_key(&key(i)).unwrap();
+    for (label, n) in [("1M", 1_000_000u64), ("10M", 10_000_000)] {
+        let mut builder = PartitionedFilterBuilder::new(BlockedBloomPolicy::new(10.0).unwrap());
+        for i in 0..n {
+            builder.add_key(&key(i)).unwrap();
+        }
+        let partitions = builder.finish();
+        let offsets: Vec<u64> = (0..partitions.blocks().len() as u64).collect();
+        let index = PartitionedFilter::open(partitions.index(&offsets).unwrap()).unwrap();
+        let verified = Verified(
+            index
+                .partitions()
+                .zip(partitions.blocks())
+                .map(|(p, b)| index.verify_partition(&p, b.clone()).unwrap())
+                .collect(),
+        );
+        let bytes = Bytes(partitions.blocks().to_vec());
+        let with_heads = index.clone().with_search_heads();
+        // Half stored keys, half absent ones beside them, spread over the key space.
+        let probes: Vec<Vec<u8>> = (0..1024u64)
+            .map(|i| {
+                let mut k = key(i.wrapping_mul(2_654_435_761) % n);
+                if i % 2 == 1 {
+                    k.push(b'x');
+                }
+                k
+            })
+            .collect();
+        let mut group = c.benchmark_group(format!(
+            "partitioned/{label} keys, 4KiB partitions, 1024 lookups"
+        ));
+        group.warm_up_time(Duration::from_millis(300));
+        group.measurement_time(Duration::from_secs(3));
+        group.bench_function("verified in the cache", |b| {
+            b.iter(|| {
+                probes
+                    .iter()
+                    .filter(|k| index.may_contain(k, &verified))
+                    .count()
+            })
+        });
+        // The separator search's own machinery: the same cached lookups, the partition found through the
+        // heads (`with_search_heads`) rather than by a binary search comparing whole separators.
+        group.bench_function("verified in the cache, search heads", |b| {
+            b.iter(|| {
+                probes
+                    .iter()
+                    .filter(|k| with_heads.may_contain(k, &verified))
+                    .count()
+            })
+        });
+        group.bench_function("bytes, verified on each load", |b| {
+            b.iter(|| {
+                probes
+                    .iter()
+                    .filter(|k| index.may_contain(k, &bytes))
+                    .count()
+            })
+        });
+        group.finish();
     }
-    let partitions = builder.finish();
-    let offsets: Vec<u64> = (0..partitions.blocks().len() as u64).collect();
-    let index = PartitionedFilter::open(partitions.index(&offsets).unwrap()).unwrap();
-    let verified = Verified(
-        index
-            .partitions()
-            .zip(partitions.blocks())
-            .map(|(p, b)| index.verify_partition(&p, b.clone()).unwrap())
-            .collect(),
-    );
-    let bytes = Bytes(partitions.blocks().to_vec());
-    let probes: Vec<Vec<u8>> = (0..1024u64).map(|i| key(i * 977 % n)).collect();
-    let mut group = c.benchmark_group("partitioned/4KiB partitions, 1024 lookups");
-    group.warm_up_time(Duration::from_millis(300));
-    group.measurement_time(Duration::from_secs(3));
-    group.bench_function("verified in the cache", |b| {
-        b.iter(|| {
-            probes
-                .iter()
-                .filter(|k| index.may_contain(k, &verified))
-                .count()
-        })
-    });
-    group.bench_function("bytes, verified on each load", |b| {
-        b.iter(|| {
-            probes
-                .iter()
-                .filter(|k| index.may_contain(k, &bytes))
-                .count()
-        })
-    });
-    group.finish();
 }
 
 criterion_group!(benches, open, partitioned);
